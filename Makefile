@@ -1,0 +1,36 @@
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint bench bench-live conformance clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/python -m netcfg demo inventories/lab
+
+test: $(STAMP)
+	$(BIN)/ruff check netcfg tests bench
+	$(BIN)/ruff format --check netcfg tests bench
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check netcfg tests bench
+	$(BIN)/ruff format --check netcfg tests bench
+
+bench: $(STAMP)
+	$(BIN)/python bench/offline.py
+
+bench-live: $(STAMP)
+	$(BIN)/python bench/live.py
+
+conformance: $(STAMP)
+	$(BIN)/python -m pytest tests/conformance -q
+
+clean:
+	rm -rf $(VENV) out snapshots reports

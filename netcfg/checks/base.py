@@ -1,0 +1,134 @@
+"""Rules, findings and the registry. A rule is one function with an id, a severity and a docstring."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Literal
+
+from netcfg.model import Device, DeviceState, Fabric, Link
+from netcfg.policy import Policy
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return {"error": 3, "warning": 2, "info": 1}[self.value]
+
+
+@dataclass(frozen=True, slots=True)
+class Issue:
+    """What a rule function yields; the runner adds the rule id and severity."""
+
+    device: str
+    interface: str | None
+    expected: str
+    actual: str
+    message: str
+    severity: Severity | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    rule: str
+    severity: Severity
+    device: str
+    interface: str | None
+    expected: str
+    actual: str
+    message: str
+
+    @property
+    def item(self) -> str:
+        """Stable identity for reports (JUnit case names, drift between audits)."""
+        return f"{self.device}.{self.rule}" + (f".{self.interface}" if self.interface else "")
+
+    def as_dict(self) -> dict[str, str | None]:
+        return {
+            "rule": self.rule,
+            "severity": self.severity.value,
+            "device": self.device,
+            "interface": self.interface,
+            "expected": self.expected,
+            "actual": self.actual,
+            "message": self.message,
+        }
+
+
+@dataclass(slots=True)
+class CheckContext:
+    fabric: Fabric
+    policy: Policy
+    states: dict[str, DeviceState]
+    _cache: dict[str, object] = field(default_factory=dict)
+
+
+Scope = Literal["device", "link", "fabric"]
+DeviceRule = Callable[[DeviceState, Device, CheckContext], Iterable[Issue]]
+LinkRule = Callable[[Link, DeviceState, DeviceState, CheckContext], Iterable[Issue]]
+FabricRule = Callable[[CheckContext], Iterable[Issue]]
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    id: str
+    severity: Severity
+    scope: Scope
+    facet: str | None
+    func: Callable[..., Iterable[Issue]]
+    roles: frozenset[str] | None = None
+
+    @property
+    def doc(self) -> str:
+        return " ".join((self.func.__doc__ or "").split())
+
+
+RULES: dict[str, Rule] = {}
+
+
+def rule(
+    rule_id: str,
+    severity: Severity,
+    scope: Scope = "device",
+    facet: str | None = "qos",
+    kinds: Iterable[str] | None = None,
+) -> Callable[[Callable[..., Iterable[Issue]]], Callable[..., Iterable[Issue]]]:
+    """Register a check. `facet`: what a source must cover for the rule to apply; `kinds`: switch/host."""
+
+    def wrap(func: Callable[..., Iterable[Issue]]) -> Callable[..., Iterable[Issue]]:
+        if rule_id in RULES:
+            raise ValueError(f"duplicate rule id {rule_id}")
+        RULES[rule_id] = Rule(rule_id, severity, scope, facet, func, frozenset(kinds) if kinds else None)
+        return func
+
+    return wrap
+
+
+def show(value: object) -> str:
+    """A setting as reports show it; None is the explicit 'unknown' state."""
+    if value is None:
+        return "unknown"
+    if isinstance(value, frozenset | set):
+        return "{" + ", ".join(str(v) for v in sorted(value)) + "}" if value else "none"
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
+
+
+def compare(
+    device: str, interface: str | None, what: str, expected: object, actual: object
+) -> Iterator[Issue]:
+    """Yield one issue when a setting differs from what is expected (unknown counts as differing)."""
+    if actual != expected:
+        yield Issue(
+            device,
+            interface,
+            show(expected),
+            show(actual),
+            f"{what}: expected {show(expected)}, found {show(actual)}",
+        )

@@ -1,0 +1,238 @@
+"""Per-device rules: every fabric port and every NIC against the policy."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from netcfg.checks.base import CheckContext, Issue, Severity, compare, rule, show
+from netcfg.model import Device, DeviceState, InterfaceState
+from netcfg.policy import VersionRule
+
+
+def fabric_ports(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[InterfaceState]:
+    """The cabled ports of a switch, or the NICs of a host; a missing one is an empty, unknown port."""
+    names = (
+        [nic.netdev for nic in device.nics]
+        if not device.is_switch
+        else [local.interface for local, _, _ in ctx.fabric.links_of(device.name)]
+    )
+    for name in names:
+        yield state.interfaces.get(name) or InterfaceState(name=name)
+
+
+@rule("qos.trust", Severity.ERROR)
+def check_trust(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
+    """Every fabric port and NIC classifies on DSCP, so routed RoCE traffic keeps its class."""
+    for port in fabric_ports(state, device, ctx):
+        yield from compare(state.name, port.name, "trust mode", ctx.policy.trust, port.trust)
+
+
+@rule("qos.dscp_map", Severity.ERROR)
+def check_dscp_map(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
+    """RoCE DSCP maps to the lossless priority and CNP DSCP to the CNP priority on every hop."""
+    p = ctx.policy
+    ports = list(fabric_ports(state, device, ctx)) if not device.is_switch else [None]
+    for port in ports:
+        iface = port.name if port else None
+        for label, tc in (("RoCE", p.roce), ("CNP", p.cnp)):
+            actual = state.dscp_priority(tc.dscp, iface)
+            yield from compare(state.name, iface, f"{label} DSCP {tc.dscp} -> priority", tc.priority, actual)
+
+
+@rule("pfc.enabled", Severity.ERROR)
+def check_pfc_enabled(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
+    """PFC is on for every fabric port and NIC, so the lossless priority can be paused."""
+    for port in fabric_ports(state, device, ctx):
+        yield from compare(state.name, port.name, "PFC", True, port.pfc_enabled)
+
+
+@rule("pfc.no_drop_priorities", Severity.ERROR)
+def check_pfc_priority(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
+    """The PFC no-drop set is exactly the lossless priority: no more (headroom), no less (drops)."""
+    expected = ctx.policy.lossless_priorities
+    for port in fabric_ports(state, device, ctx):
+        yield from compare(state.name, port.name, "PFC no-drop priorities", expected, port.no_drop_priorities)
+
+
+@rule("ecn.enabled", Severity.ERROR, kinds=["switch"])
+def check_ecn_enabled(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
+    """ECN marks the lossless queue, so DCQCN slows senders before PFC has to pause them."""
+    queue = ctx.policy.roce.priority
+    for port in fabric_ports(state, device, ctx):
+        if queue not in port.ecn:
+            yield Issue(
+                state.name,
+                port.name,
+                f"ECN on queue {queue}",
+                "off",
+                f"ECN is off on lossless queue {queue}: congestion will only be handled by PFC pauses",
+            )
+
+
+@rule("ecn.thresholds", Severity.ERROR, kinds=["switch"])
+def check_ecn_thresholds(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
+    """ECN thresholds and mark probability are within the policy band (tolerance covers KB vs KiB)."""
+    e = ctx.policy.ecn
+    tol = e.tolerance_percent / 100
+    want = (e.min_kbytes * 1000, e.max_kbytes * 1000)
+    for port in fabric_ports(state, device, ctx):
+        got = port.ecn.get(ctx.policy.roce.priority)
+        if got is None:
+            continue
+        ok = all(abs(g - w) <= w * tol for g, w in ((got.min_bytes, want[0]), (got.max_bytes, want[1])))
+        if not ok or got.probability != e.probability:
+            yield Issue(
+                state.name,
+                port.name,
+                f"min {e.min_kbytes} KB, max {e.max_kbytes} KB (+-{e.tolerance_percent}%), {e.probability}%",
+                f"min {_kb(got.min_bytes)}, max {_kb(got.max_bytes)}, {got.probability}%",
+                "ECN thresholds outside the policy band: marking too late lets PFC fire first",
+            )
+
+
+def _kb(value: int) -> str:
+    return "unknown unit" if value < 0 else f"{value / 1000:g} KB"
+
+
+@rule("cnp.strict_queue", Severity.ERROR, kinds=["switch"])
+def check_cnp_strict(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
+    """The CNP queue is strict priority, so congestion notifications are never queued behind data."""
+    if not ctx.policy.cnp_strict:
+        return
+    queue = ctx.policy.cnp.priority
+    for port in fabric_ports(state, device, ctx):
+        yield from compare(state.name, port.name, f"queue {queue} strict", True, queue in port.strict_queues)
+
+
+@rule("pfc.watchdog", Severity.ERROR, kinds=["switch"])
+def check_watchdog(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
+    """The PFC watchdog is on for lossless ports with the policy's action and timers (breaks pause storms)."""
+    wd = ctx.policy.pfc_watchdog
+    if not wd.enabled:
+        return
+    for port in fabric_ports(state, device, ctx):
+        yield from compare(state.name, port.name, "PFC watchdog", True, port.watchdog)
+    g = state.watchdog
+    expected = (wd.action, wd.detection_ms, wd.restoration_ms, wd.polling_ms)
+    actual = (g.action, g.detection_ms, g.restoration_ms, g.polling_ms) if g and g.enabled else None
+    if actual != expected:
+        yield Issue(
+            state.name,
+            None,
+            "action {}, detect {} ms, restore {} ms, poll {} ms".format(*expected),
+            "not configured"
+            if actual is None
+            else "action {}, detect {} ms, restore {} ms, poll {} ms".format(*(show(v) for v in actual)),
+            "PFC watchdog action or timers differ from the policy",
+        )
+
+
+@rule("mtu.switch", Severity.ERROR, kinds=["switch"])
+def check_switch_mtu(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
+    """Every fabric switch port has the policy MTU, so jumbo RoCE frames are never dropped mid-path."""
+    for port in fabric_ports(state, device, ctx):
+        yield from compare(state.name, port.name, "MTU", ctx.policy.mtu.switch, port.mtu)
+
+
+@rule("mtu.host", Severity.ERROR, kinds=["host"])
+def check_host_mtu(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
+    """Every NIC has the policy host MTU (at most the switch MTU)."""
+    for port in fabric_ports(state, device, ctx):
+        yield from compare(state.name, port.name, "MTU", ctx.policy.mtu.host, port.mtu)
+
+
+@rule("host.roce", Severity.ERROR, kinds=["host"])
+def check_host_roce(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
+    """NIC RoCE knobs: RoCE v2, TOS carrying the RoCE DSCP with ECT, ECN NP/RP on the lossless priority,
+    CNPs marked with the CNP DSCP and priority."""
+    p = ctx.policy
+    lossless = p.lossless_priorities
+    for port in fabric_ports(state, device, ctx):
+        n = port.name
+        yield from compare(state.name, n, "default RoCE mode", p.host.roce_mode, port.roce_mode)
+        yield from compare(state.name, n, "default RoCE TOS", p.roce_tos, port.roce_tos)
+        if port.roce_tos is not None and port.roce_tos >> 2 != p.roce.dscp:
+            yield Issue(
+                state.name,
+                n,
+                f"DSCP {p.roce.dscp}",
+                f"DSCP {port.roce_tos >> 2}",
+                f"RoCE TOS {port.roce_tos} marks DSCP {port.roce_tos >> 2}, not the RoCE DSCP {p.roce.dscp}",
+            )
+        yield from compare(
+            state.name, n, "ECN notification point priorities", lossless, port.ecn_np_priorities
+        )
+        yield from compare(state.name, n, "ECN reaction point priorities", lossless, port.ecn_rp_priorities)
+        yield from compare(state.name, n, "CNP DSCP", p.cnp.dscp, port.cnp_dscp)
+        yield from compare(state.name, n, "CNP 802.1p priority", p.cnp.priority, port.cnp_priority)
+
+
+@rule("host.dcqcn", Severity.WARNING, kinds=["host"])
+def check_dcqcn(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
+    """DCQCN parameters on every NIC match the policy, so all senders react to congestion alike."""
+    want = {
+        **ctx.policy.host.dcqcn.model_dump(),
+        "min_time_between_cnps": ctx.policy.host.min_time_between_cnps_us,
+    }
+    for port in fabric_ports(state, device, ctx):
+        for key, value in sorted(want.items()):
+            yield from compare(state.name, port.name, f"DCQCN {key}", value, port.dcqcn.get(key))
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """'4.31.2F' -> (4, 31, 2); '28.39.1002' -> (28, 39, 1002)."""
+    return tuple(int(x) for x in re.findall(r"\d+", version.split("-")[0]))
+
+
+def version_allowed(version: str, rule_: VersionRule) -> bool:
+    """Allowed when listed, or when at least the minimum; with neither set, anything goes."""
+    if version in rule_.allowed:
+        return True
+    if rule_.minimum is not None:
+        return version_key(version) >= version_key(rule_.minimum)
+    return not rule_.allowed
+
+
+def _version_expectation(rule_: VersionRule) -> str:
+    parts = []
+    if rule_.allowed:
+        parts.append("one of " + ", ".join(rule_.allowed))
+    if rule_.minimum:
+        parts.append(f">= {rule_.minimum}")
+    return " or ".join(parts) or "any"
+
+
+@rule("firmware.allowed", Severity.ERROR, facet="version")
+def check_firmware(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
+    """NOS version (switches) and NIC firmware (hosts) are on the policy's allowed list or minimum."""
+    rule_ = ctx.policy.firmware.get(device.platform)
+    if rule_ is None:
+        return
+    if device.is_switch:
+        versions = [(None, state.os_version)]
+    else:
+        versions = [(port.name, port.firmware) for port in fabric_ports(state, device, ctx)]
+    label = "NOS version" if device.is_switch else "NIC firmware"
+    for iface, version in versions:
+        if version is None or not version_allowed(version, rule_):
+            yield Issue(
+                state.name,
+                iface,
+                _version_expectation(rule_),
+                show(version),
+                f"{label} {show(version)} is not allowed by the policy ({_version_expectation(rule_)})",
+            )
+
+
+@rule("parse.unknown_output", Severity.ERROR, facet=None)
+def check_unparsed(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
+    """Output that could not be read is reported, never taken as a pass."""
+    for command, reason in sorted(state.unparsed.items()):
+        yield Issue(
+            state.name,
+            None,
+            f"readable output of '{command}'",
+            reason,
+            f"could not read '{command}': {reason}; its settings are unknown",
+        )

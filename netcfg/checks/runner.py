@@ -1,0 +1,69 @@
+"""Run every registered rule over a fabric's states and merge per-port repeats into one finding."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from netcfg.checks.base import RULES, CheckContext, Finding, Issue, Rule, Severity
+from netcfg.model import DeviceState, Fabric, port_ranges
+from netcfg.platforms import get_platform
+from netcfg.policy import Policy
+
+
+def run_checks(fabric: Fabric, policy: Policy, states: dict[str, DeviceState]) -> list[Finding]:
+    ctx = CheckContext(fabric, policy, states)
+    raw: list[tuple[Rule, Issue]] = []
+    for r in RULES.values():
+        raw += [(r, issue) for issue in _run_rule(r, ctx)]
+    return _merge(raw)
+
+
+def _applies(r: Rule, state: DeviceState, kind: str) -> bool:
+    if r.facet is not None and r.facet not in state.facets:
+        return False
+    return r.roles is None or kind in r.roles
+
+
+def _run_rule(r: Rule, ctx: CheckContext) -> Iterable[Issue]:
+    if r.scope == "fabric":
+        yield from r.func(ctx)
+    elif r.scope == "device":
+        for name, state in ctx.states.items():
+            device = ctx.fabric.devices[name]
+            if _applies(r, state, get_platform(device.platform).kind):
+                yield from r.func(state, device, ctx)
+    else:
+        for link in ctx.fabric.links:
+            a, b = ctx.states.get(link.a.device), ctx.states.get(link.b.device)
+            if a is not None and b is not None and r.facet in a.facets and r.facet in b.facets:
+                yield from r.func(link, a, b, ctx)
+
+
+def _merge(raw: list[tuple[Rule, Issue]]) -> list[Finding]:
+    """Ports of one device failing one rule the same way become one finding listing the ports."""
+    groups: dict[tuple, list[str | None]] = {}
+    for r, i in raw:
+        key = (
+            r.id,
+            i.severity or r.severity,
+            i.device,
+            i.expected,
+            i.actual,
+            i.message if not i.interface else "",
+        )
+        groups.setdefault(key, []).append(i.interface)
+    messages = {(r.id, i.device, i.expected, i.actual): i.message for r, i in raw}
+    findings = []
+    for (rule_id, severity, device, expected, actual, _), ifaces in groups.items():
+        names = sorted({n for n in ifaces if n})
+        interface = port_ranges(names) if names else None
+        message = messages[(rule_id, device, expected, actual)]
+        if len(names) > 1:
+            message = f"{message} (on {len(names)} ports)"
+        findings.append(Finding(rule_id, Severity(severity), device, interface, expected, actual, message))
+    findings.sort(key=lambda f: (-f.severity.rank, f.device, f.rule, f.interface or ""))
+    return findings
+
+
+def worst(findings: list[Finding]) -> Severity | None:
+    return max((f.severity for f in findings), key=lambda s: s.rank, default=None)

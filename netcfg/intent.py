@@ -1,0 +1,98 @@
+"""Intended DeviceState of every device, from the Fabric and the Policy.
+
+This is the single source the renderers draw from and the round-trip tests compare against:
+for every platform, parse(render(intent)) == intent.
+"""
+
+from __future__ import annotations
+
+from netcfg.model import (
+    Device,
+    DeviceState,
+    EcnSetting,
+    Endpoint,
+    Fabric,
+    InterfaceState,
+    Watchdog,
+    port_sort_key,
+)
+from netcfg.policy import Policy
+
+KB = 1000
+DSCP_VALUES = range(64)
+
+
+def switch_dscp_map(policy: Policy) -> dict[int, int]:
+    return {policy.roce.dscp: policy.roce.priority, policy.cnp.dscp: policy.cnp.priority}
+
+
+def host_dscp_map(policy: Policy) -> dict[int, int]:
+    """ConnectX shows all 64 code points; untouched ones keep the firmware default DSCP >> 3."""
+    table = {d: d >> 3 for d in DSCP_VALUES}
+    table.update(switch_dscp_map(policy))
+    return table
+
+
+def _switch_intent(device: Device, fabric: Fabric, policy: Policy) -> DeviceState:
+    lossless = policy.lossless_priorities
+    ecn = EcnSetting(policy.ecn.min_kbytes * KB, policy.ecn.max_kbytes * KB, policy.ecn.probability)
+    wd = policy.pfc_watchdog
+    state = DeviceState(
+        name=device.name,
+        platform=device.platform,
+        facets=frozenset({"qos"}),
+        dscp_map=switch_dscp_map(policy),
+        watchdog=Watchdog(wd.enabled, wd.action, wd.detection_ms, wd.restoration_ms, wd.polling_ms),
+    )
+    for local, _link, remote in sorted(
+        fabric.links_of(device.name), key=lambda x: port_sort_key(x[0].interface)
+    ):
+        state.interfaces[local.interface] = InterfaceState(
+            name=local.interface,
+            description=f"{remote.device}:{remote.interface}",
+            mtu=policy.mtu.switch,
+            trust=policy.trust,
+            pfc_enabled=True,
+            no_drop_priorities=lossless,
+            ecn={policy.roce.priority: ecn},
+            strict_queues=frozenset({policy.cnp.priority}) if policy.cnp_strict else frozenset(),
+            watchdog=wd.enabled,
+        )
+    return state
+
+
+def _host_intent(device: Device, fabric: Fabric, policy: Policy) -> DeviceState:
+    state = DeviceState(name=device.name, platform=device.platform, facets=frozenset({"qos"}))
+    lossless = policy.lossless_priorities
+    for nic in device.nics:
+        link = fabric.link_at(Endpoint(device.name, nic.netdev))
+        state.interfaces[nic.netdev] = InterfaceState(
+            name=nic.netdev,
+            mtu=policy.mtu.host,
+            trust=policy.trust,
+            pfc_enabled=True,
+            no_drop_priorities=lossless,
+            dscp_map=host_dscp_map(policy),
+            roce_mode=policy.host.roce_mode,
+            roce_tos=policy.roce_tos,
+            ecn_np_priorities=lossless,
+            ecn_rp_priorities=lossless,
+            cnp_dscp=policy.cnp.dscp,
+            cnp_priority=policy.cnp.priority,
+            dcqcn={
+                **policy.host.dcqcn.model_dump(),
+                "min_time_between_cnps": policy.host.min_time_between_cnps_us,
+            },
+            cable_m=round(link.cable_m) if link else None,
+        )
+    return state
+
+
+def device_intent(device: Device, fabric: Fabric, policy: Policy) -> DeviceState:
+    return (
+        _switch_intent(device, fabric, policy) if device.is_switch else _host_intent(device, fabric, policy)
+    )
+
+
+def fabric_intent(fabric: Fabric, policy: Policy) -> dict[str, DeviceState]:
+    return {name: device_intent(dev, fabric, policy) for name, dev in fabric.devices.items()}

@@ -1,0 +1,119 @@
+"""The lab's simulated devices: rendered intent plus live facts (versions, LLDP), with faults applied.
+
+A faults file (YAML) changes settings or transport behaviour per device:
+
+    devices:
+      leaf-su1-r3: {pfc_priority: 4}          # PFC no-drop on 4 instead of the lossless priority
+      leaf-su2-r2: {ecn: false}               # ECN off on the lossless queue
+      gpu05: {trust: pcp}                     # NIC trust PCP
+      leaf-su1-r1: {mtu: {Ethernet2: 1500}}   # one port at MTU 1500
+      gpu07: {lldp: {eth1: "leaf-su2-r1:Ethernet3"}}   # NIC 2 cabled to another leaf/port
+      spine2: {os_version: 4.28.9M}
+      gpu06: {firmware: 28.36.1010}
+      leaf-su1-r2: {dscp_map: {26: 1}}
+      gpu08: {transport: unreachable}         # or auth_fail, silent, truncate, garble; slow_s: 2.5
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from netcfg.errors import InputError
+from netcfg.intent import fabric_intent
+from netcfg.loader import load_model
+from netcfg.model import DeviceState, Fabric, LldpNeighbor
+from netcfg.policy import Policy
+
+DEFAULT_OS = "4.32.1F"
+DEFAULT_MODEL = "DCS-7060X6-64PE"
+DEFAULT_FIRMWARE = "28.41.1000"
+
+
+class DeviceFaults(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    pfc_priority: int | None = Field(None, ge=0, le=7, description="PFC no-drop on this priority instead.")
+    ecn: bool | None = Field(None, description="false: ECN off on every port's lossless queue.")
+    trust: Literal["dscp", "pcp", "none"] | None = None
+    mtu: dict[str, int] = Field(default_factory=dict, description="interface -> MTU")
+    dscp_map: dict[int, int] = Field(default_factory=dict, description="DSCP -> priority overrides")
+    os_version: str | None = None
+    firmware: str | None = Field(None, description="NIC firmware on every NIC of a host")
+    lldp: dict[str, str] = Field(default_factory=dict, description="local interface -> 'device:port' seen")
+    transport: Literal["unreachable", "auth_fail", "silent", "truncate", "garble"] | None = None
+    slow_s: float = Field(0.0, ge=0, le=30, description="Delay before each command reply, seconds.")
+
+
+class FaultsFile(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    devices: dict[str, DeviceFaults] = Field(default_factory=dict)
+
+
+def load_faults(path: Path | None, fabric: Fabric) -> dict[str, DeviceFaults]:
+    if path is None:
+        return {}
+    faults = load_model(path, FaultsFile).devices
+    for name in faults:
+        if name not in fabric.devices:
+            raise InputError(f"{path}: devices.{name}", "device is not in the inventory")
+    return faults
+
+
+def live_states(fabric: Fabric, policy: Policy) -> dict[str, DeviceState]:
+    """What a healthy fabric reports: intent, plus versions and LLDP neighbours from the cabling."""
+    states = fabric_intent(fabric, policy)
+    os_rule, fw_rule = policy.firmware.get("eos"), policy.firmware.get("connectx")
+    os_version = os_rule.allowed[-1] if os_rule and os_rule.allowed else DEFAULT_OS
+    firmware = fw_rule.allowed[-1] if fw_rule and fw_rule.allowed else DEFAULT_FIRMWARE
+    for name, state in states.items():
+        state.facets = frozenset({"qos", "version", "lldp"})
+        device = fabric.devices[name]
+        if device.is_switch:
+            state.os_version, state.model = os_version, DEFAULT_MODEL
+        for port in state.interfaces.values():
+            if not device.is_switch:
+                port.firmware, port.driver = firmware, "mlx5_core"
+        state.lldp = [
+            LldpNeighbor(local.interface, remote.device, remote.interface)
+            for local, _, remote in fabric.links_of(name)
+        ]
+    return states
+
+
+def apply_faults(state: DeviceState, faults: DeviceFaults) -> DeviceState:
+    """A copy of the state with the fault's setting changes applied."""
+    state = dataclasses.replace(
+        state,
+        interfaces={k: dataclasses.replace(v, ecn=dict(v.ecn)) for k, v in state.interfaces.items()},
+        dscp_map=dict(state.dscp_map),
+        lldp=list(state.lldp),
+    )
+    for port in state.interfaces.values():
+        if faults.pfc_priority is not None:
+            port.no_drop_priorities = frozenset({faults.pfc_priority})
+        if faults.ecn is False:
+            port.ecn = {}
+            port.ecn_np_priorities = frozenset() if port.ecn_np_priorities is not None else None
+        if faults.trust is not None:
+            port.trust = faults.trust
+        if port.name in faults.mtu:
+            port.mtu = faults.mtu[port.name]
+        if faults.firmware is not None and port.firmware is not None:
+            port.firmware = faults.firmware
+        if faults.dscp_map and port.dscp_map is not None:
+            port.dscp_map = {**port.dscp_map, **faults.dscp_map}
+    if faults.dscp_map:
+        state.dscp_map.update(faults.dscp_map)
+    if faults.os_version is not None:
+        state.os_version = faults.os_version
+    for local, seen in faults.lldp.items():
+        device, _, port = seen.partition(":")
+        state.lldp = [n for n in state.lldp if n.local_interface != local] + [
+            LldpNeighbor(local, device, port)
+        ]
+    return state

@@ -1,0 +1,226 @@
+"""The vendor-neutral model: the fabric as planned, and what one device actually does.
+
+`Fabric` is the plan (devices, interfaces, links, rails). `DeviceState` is what a device does,
+whatever its vendor, whether it comes from rendered intent, a config file, a snapshot or a live
+device. Checks read only these two plus the policy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class Role(StrEnum):
+    LEAF = "leaf"
+    SPINE = "spine"
+    SUPERSPINE = "superspine"
+    HOST = "host"
+
+
+SWITCH_ROLES = frozenset({Role.LEAF, Role.SPINE, Role.SUPERSPINE})
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    device: str
+    interface: str
+
+    def __str__(self) -> str:
+        return f"{self.device}:{self.interface}"
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """One cable. `a` is the lower tier (host NIC or leaf), `b` the upper tier."""
+
+    a: Endpoint
+    b: Endpoint
+    speed_gbps: int
+    cable_m: float
+
+
+@dataclass(slots=True)
+class Device:
+    name: str
+    role: Role
+    platform: str
+    su: int | None = None
+    rail: int | None = None
+    # Host NICs in rail order: index i (0-based) is the NIC of rail i + 1.
+    nics: list[Nic] = field(default_factory=list)
+
+    @property
+    def is_switch(self) -> bool:
+        return self.role in SWITCH_ROLES
+
+
+@dataclass(frozen=True, slots=True)
+class Nic:
+    rail: int
+    netdev: str
+    rdma_device: str
+
+
+@dataclass(slots=True)
+class Fabric:
+    """Every device and link of one fabric, expanded from the inventory."""
+
+    name: str
+    rails: int
+    devices: dict[str, Device]
+    links: list[Link]
+    policy_ref: str
+    source: str = ""
+    # endpoint -> (link, the other end); built once because checks look peers up per interface.
+    _peers: dict[Endpoint, tuple[Link, Endpoint]] = field(default_factory=dict, repr=False)
+    _by_device: dict[str, list[tuple[Endpoint, Link, Endpoint]]] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        for link in self.links:
+            self._peers[link.a] = (link, link.b)
+            self._peers[link.b] = (link, link.a)
+            self._by_device.setdefault(link.a.device, []).append((link.a, link, link.b))
+            self._by_device.setdefault(link.b.device, []).append((link.b, link, link.a))
+
+    def peer(self, endpoint: Endpoint) -> Endpoint | None:
+        found = self._peers.get(endpoint)
+        return found[1] if found else None
+
+    def link_at(self, endpoint: Endpoint) -> Link | None:
+        found = self._peers.get(endpoint)
+        return found[0] if found else None
+
+    def links_of(self, device: str) -> list[tuple[Endpoint, Link, Endpoint]]:
+        """(local endpoint, link, remote endpoint) for each cabled interface of a device."""
+        return self._by_device.get(device, [])
+
+    def by_role(self, role: Role) -> list[Device]:
+        return [d for d in self.devices.values() if d.role == role]
+
+
+def port_sort_key(name: str) -> tuple[str, tuple[int, ...], str]:
+    """Sort Ethernet2 before Ethernet10, as devices list their ports."""
+    head = name.rstrip("0123456789/")
+    nums = tuple(int(p) for p in name[len(head) :].split("/") if p.isdigit())
+    return (head, nums, name)
+
+
+def port_ranges(names: list[str]) -> str:
+    """['Ethernet1', 'Ethernet2', 'Ethernet3', 'Ethernet31'] -> 'Ethernet1-3,31'."""
+    groups: dict[str, list[int]] = {}
+    others = []
+    for name in sorted(set(names), key=port_sort_key):
+        head = name.rstrip("0123456789")
+        tail = name[len(head) :]
+        if tail and "/" not in name:
+            groups.setdefault(head, []).append(int(tail))
+        else:
+            others.append(name)
+    parts = []
+    for head, nums in groups.items():
+        runs: list[list[int]] = []
+        for n in nums:
+            if runs and n == runs[-1][-1] + 1:
+                runs[-1].append(n)
+            else:
+                runs.append([n])
+        parts.append(head + ",".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs))
+    return ", ".join(parts + others)
+
+
+# --- what a device does ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class EcnSetting:
+    """ECN marking on one queue, thresholds normalised to bytes."""
+
+    min_bytes: int
+    max_bytes: int
+    probability: int
+
+
+@dataclass(frozen=True, slots=True)
+class Watchdog:
+    enabled: bool
+    action: str | None = None
+    detection_ms: int | None = None
+    restoration_ms: int | None = None
+    polling_ms: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LldpNeighbor:
+    local_interface: str
+    system_name: str
+    port: str
+
+
+@dataclass(slots=True)
+class InterfaceState:
+    """QoS and link settings of one port (switch port or host NIC).
+
+    None means the source did not say (not configured, or not readable), which checks report as
+    unknown rather than pass.
+    """
+
+    name: str
+    description: str | None = None
+    mtu: int | None = None
+    trust: str | None = None
+    pfc_enabled: bool | None = None
+    no_drop_priorities: frozenset[int] | None = None
+    ecn: dict[int, EcnSetting] = field(default_factory=dict)
+    strict_queues: frozenset[int] = frozenset()
+    watchdog: bool | None = None
+    # DSCP -> priority (switch: traffic class) as applied on this port; None = device-wide map.
+    dscp_map: dict[int, int] | None = None
+    # Host NIC (RoCE) settings.
+    roce_mode: str | None = None
+    roce_tos: int | None = None
+    ecn_np_priorities: frozenset[int] | None = None
+    ecn_rp_priorities: frozenset[int] | None = None
+    cnp_dscp: int | None = None
+    cnp_priority: int | None = None
+    dcqcn: dict[str, int] = field(default_factory=dict)
+    cable_m: int | None = None
+    firmware: str | None = None
+    driver: str | None = None
+
+
+@dataclass(slots=True)
+class DeviceState:
+    """What one device does, in vendor-neutral terms.
+
+    `facets` lists what the source covered ("qos", "version", "lldp"): a rule whose facet is
+    missing does not apply (a config file has no LLDP), while a covered facet with a None value is
+    reported as unknown.
+    """
+
+    name: str
+    platform: str
+    facets: frozenset[str] = frozenset()
+    os_version: str | None = None
+    model: str | None = None
+    dscp_map: dict[int, int] = field(default_factory=dict)
+    interfaces: dict[str, InterfaceState] = field(default_factory=dict)
+    watchdog: Watchdog | None = None
+    lldp: list[LldpNeighbor] = field(default_factory=list)
+    # Output that could not be read: command -> reason. Reported, never silently passed.
+    unparsed: dict[str, str] = field(default_factory=dict)
+    # Why the device could not be collected at all: (unreachable|auth|timeout, detail).
+    collection_error: tuple[str, str] | None = None
+
+    def interface(self, name: str) -> InterfaceState:
+        if name not in self.interfaces:
+            self.interfaces[name] = InterfaceState(name=name)
+        return self.interfaces[name]
+
+    def dscp_priority(self, dscp: int, interface: str | None = None) -> int | None:
+        """Priority (traffic class) that packets with this DSCP get on the given port."""
+        if interface is not None:
+            port = self.interfaces.get(interface)
+            if port is not None and port.dscp_map is not None:
+                return port.dscp_map.get(dscp)
+        return self.dscp_map.get(dscp)

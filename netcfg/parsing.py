@@ -1,0 +1,47 @@
+"""TTP templates, loaded once per thread and reused: building a parser costs more than parsing."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from functools import cache
+from typing import Any
+
+from ttp import ttp
+
+from netcfg.resources import data_path
+
+# TTP logs every non-matching variable at WARNING; that is normal for optional lines, not news.
+logging.getLogger("ttp").setLevel(logging.CRITICAL)
+
+_local = threading.local()
+
+
+@cache
+def template_text(platform: str, name: str) -> str:
+    """A TTP template; `{{ qos_body }}`-style lines pull in a sibling snippet of that name."""
+    folder = data_path("templates") / platform / "parse"
+    text = (folder / f"{name}.ttp").read_text(encoding="utf-8")
+    for snippet in folder.glob("*.ttp"):
+        marker = "{{ " + snippet.stem + " }}\n"
+        if marker in text:
+            text = text.replace(marker, snippet.read_text(encoding="utf-8"))
+    return text
+
+
+def ttp_parse(platform: str, name: str, data: str) -> dict[str, Any]:
+    """Parse `data` with a platform's TTP template; returns the first result dict ({} if none)."""
+    cache_ = _local.__dict__.setdefault("parsers", {})
+    parser = cache_.get((platform, name))
+    if parser is None:
+        parser = cache_[(platform, name)] = ttp(template=template_text(platform, name), log_level="CRITICAL")
+    parser.clear_input()
+    parser.clear_result()
+    parser.add_input(data)
+    parser.parse(one=True)
+    result = parser.result()
+    try:
+        first = result[0][0]
+    except (IndexError, KeyError, TypeError):
+        return {}
+    return first if isinstance(first, dict) else {}

@@ -1,0 +1,63 @@
+"""What a platform module provides, and the registry shared code asks instead of branching on names."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+from netcfg.model import Device, DeviceState
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """One command netcfg collects; `file` names its snapshot file (without `.txt`)."""
+
+    cli: str
+    file: str
+
+
+class Platform(ABC):
+    """One platform: how to render intent, parse state back, and reach the device."""
+
+    name: ClassVar[str]
+    kind: ClassVar[Literal["switch", "host"]]
+    netmiko_device_type: ClassVar[str]
+    config_suffix: ClassVar[str]
+    description: ClassVar[str]
+
+    @abstractmethod
+    def commands(self, device: Device) -> list[Command]:
+        """Commands to collect from this device, in order."""
+
+    @abstractmethod
+    def render_config(self, state: DeviceState, device: Device) -> str:
+        """Intended config text (switch config or host script) for a device."""
+
+    @abstractmethod
+    def parse_config(self, text: str, device: Device) -> DeviceState:
+        """DeviceState from a config text as rendered or kept in a repository."""
+
+    @abstractmethod
+    def parse_outputs(self, outputs: dict[str, str], device: Device) -> DeviceState:
+        """DeviceState from raw command outputs keyed by `Command.file`."""
+
+    @abstractmethod
+    def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:
+        """Command outputs a device in this state would print, keyed by `Command.cli` (the lab's replies)."""
+
+    def mask_secrets(self, text: str) -> str:
+        """Output with passwords, keys and communities masked, before it is saved."""
+        return text
+
+
+_REGISTRY: dict[str, Platform] = {}
+
+
+def register(cls: type[Platform]) -> type[Platform]:
+    _REGISTRY[cls.name] = cls()
+    return cls
+
+
+def registry() -> dict[str, Platform]:
+    return _REGISTRY

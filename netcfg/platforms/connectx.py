@@ -1,0 +1,296 @@
+"""Linux GPU server with NVIDIA ConnectX NICs: an idempotent host script, and its read-back.
+
+Read-back per NIC: `mlnx_qos -i IF` (trust, DSCP->priority, PFC), a `grep -rH` dump of the ECN
+sysfs and RDMA-CM configfs values, and `ethtool -i IF` (driver, firmware); `lldpcli show
+neighbors` once per host.
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any, ClassVar
+
+from netcfg.intent import DSCP_VALUES
+from netcfg.model import Device, DeviceState, InterfaceState, LldpNeighbor, Nic
+from netcfg.parsing import ttp_parse
+from netcfg.platforms.base import Command, Platform, register
+from netcfg.templating import template
+
+NP_KEYS = ("cnp_dscp", "cnp_802p_prio", "min_time_between_cnps")
+NP_DCQCN = ("min_time_between_cnps",)
+LLDP = Command("lldpcli show neighbors", "lldpcli_show_neighbors")
+PRIORITIES = range(8)
+
+
+def _mlnx_qos(nic: Nic) -> Command:
+    return Command(f"mlnx_qos -i {nic.netdev}", f"mlnx_qos_{nic.netdev}")
+
+
+def _ethtool(nic: Nic) -> Command:
+    return Command(f"ethtool -i {nic.netdev}", f"ethtool_{nic.netdev}")
+
+
+def _sysfs(nic: Nic) -> Command:
+    cli = (
+        f"grep -rH . /sys/class/net/{nic.netdev}/mtu /sys/class/net/{nic.netdev}/ecn "
+        f"/sys/kernel/config/rdma_cm/{nic.rdma_device}/ports/1"
+    )
+    return Command(cli, f"sysfs_{nic.netdev}")
+
+
+def _bitmap(prios: frozenset[int] | None) -> str | None:
+    return None if prios is None else ",".join("1" if p in prios else "0" for p in PRIORITIES)
+
+
+def _prio_list(prios: frozenset[int] | None) -> str | None:
+    return None if prios is None else ",".join(map(str, sorted(prios))) or "none"
+
+
+def _parse_prio_list(text: str) -> frozenset[int]:
+    return frozenset(int(p) for p in text.split(",") if p.isdigit())
+
+
+@register
+class ConnectX(Platform):
+    name: ClassVar[str] = "connectx"
+    kind: ClassVar = "host"
+    netmiko_device_type: ClassVar[str] = "linux"
+    config_suffix: ClassVar[str] = ".sh"
+    description: ClassVar[str] = "Linux GPU server with NVIDIA ConnectX NICs"
+
+    def commands(self, device: Device) -> list[Command]:
+        per_nic = [c for nic in device.nics for c in (_mlnx_qos(nic), _sysfs(nic), _ethtool(nic))]
+        return [*per_nic, LLDP]
+
+    # --- render ---------------------------------------------------------------------------------
+
+    def render_config(self, state: DeviceState, device: Device) -> str:
+        nics = []
+        for nic in device.nics:
+            port = state.interfaces.get(nic.netdev, InterfaceState(name=nic.netdev))
+            default = {d: d >> 3 for d in DSCP_VALUES}
+            overrides = sorted((d, p) for d, p in (port.dscp_map or {}).items() if default.get(d) != p)
+            nics.append(
+                {
+                    "netdev": nic.netdev,
+                    "rdma": nic.rdma_device,
+                    "rail": nic.rail,
+                    "mtu": port.mtu,
+                    "trust": port.trust,
+                    "pfc": _bitmap(port.no_drop_priorities),
+                    "dscp2prio": overrides,
+                    "cable_m": port.cable_m,
+                    "np": _prio_list(port.ecn_np_priorities),
+                    "rp": _prio_list(port.ecn_rp_priorities),
+                    "np_values": _np_values(port),
+                    "rp_values": sorted((k, v) for k, v in port.dcqcn.items() if k not in NP_DCQCN),
+                    "roce_mode": port.roce_mode,
+                    "roce_tos": port.roce_tos,
+                }
+            )
+        return template("connectx/host.sh.j2").render(name=state.name, nics=nics)
+
+    def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:
+        out = {}
+        for index, nic in enumerate(device.nics):
+            port = state.interfaces.get(nic.netdev, InterfaceState(name=nic.netdev))
+            table = port.dscp_map or {}
+            by_prio = [
+                (
+                    p,
+                    ",".join(
+                        f"{d:02d}" for d in sorted((d for d, q in table.items() if q == p), reverse=True)
+                    )
+                    + ",",
+                )
+                for p in PRIORITIES
+            ]
+            out[_mlnx_qos(nic).cli] = template("connectx/mlnx_qos.j2").render(
+                trust=port.trust or "pcp",
+                dscp2prio=by_prio,
+                cable_len=port.cable_m if port.cable_m is not None else 7,
+                pfc="".join(f"{'1' if p in (port.no_drop_priorities or ()) else '0'}   " for p in PRIORITIES),
+                strict=port.strict_queues,
+            )
+            out[_sysfs(nic).cli] = template("connectx/sysfs_dump.j2").render(values=_sysfs_values(port, nic))
+            out[_ethtool(nic).cli] = template("connectx/ethtool_i.j2").render(
+                driver=port.driver or "mlx5_core", firmware=port.firmware, bus=f"{0x17 + index * 0x10:02x}"
+            )
+        neighbors = [
+            {
+                "local": n.local_interface,
+                "system_name": n.system_name,
+                "port": n.port,
+                "mac": _mac(n.system_name),
+            }
+            for n in state.lldp
+        ]
+        out[LLDP.cli] = template("connectx/lldpcli.j2").render(neighbors=neighbors)
+        return out
+
+    # --- parse ----------------------------------------------------------------------------------
+
+    def parse_config(self, text: str, device: Device) -> DeviceState:
+        state = DeviceState(name=device.name, platform=self.name, facets=frozenset({"qos"}))
+        data = ttp_parse(self.name, "host_script", text)
+        if not data:
+            state.unparsed["host script"] = "no mlnx_qos, set_ecn or set_value line found"
+            return state
+        ports = {nic.netdev: state.interface(nic.netdev) for nic in device.nics}
+        by_rdma = {nic.rdma_device: ports[nic.netdev] for nic in device.nics}
+        for port in ports.values():
+            port.dscp_map = {d: d >> 3 for d in DSCP_VALUES}
+        for kind in ("mtu", "trust", "pfc", "dscp2prio", "cable", "ecn"):
+            for row in _as_list(data.get(kind)):
+                port = ports.get(row.get("dev"))
+                if port is not None:
+                    _apply_script_line(port, kind, row)
+        for row in _as_list(data.get("values")):
+            _apply_value(ports, by_rdma, row["path"], str(row["value"]))
+        return state
+
+    def parse_outputs(self, outputs: dict[str, str], device: Device) -> DeviceState:
+        state = DeviceState(
+            name=device.name, platform=self.name, facets=frozenset({"qos", "version", "lldp"})
+        )
+        ports = {nic.netdev: state.interface(nic.netdev) for nic in device.nics}
+        by_rdma = {nic.rdma_device: ports[nic.netdev] for nic in device.nics}
+        for nic in device.nics:
+            port = ports[nic.netdev]
+            self._read_mlnx_qos(state, port, _mlnx_qos(nic), outputs)
+            dump = outputs.get(_sysfs(nic).file)
+            values = _as_list(ttp_parse(self.name, "sysfs_dump", dump or "").get("values"))
+            if not values:
+                state.unparsed[_sysfs(nic).cli] = (
+                    "no path:value lines" if dump is not None else "output missing"
+                )
+            for row in values:
+                _apply_value(ports, by_rdma, row["path"], str(row["value"]))
+            info = ttp_parse(self.name, "ethtool_i", outputs.get(_ethtool(nic).file, "")).get("info") or {}
+            port.driver, port.firmware = info.get("driver"), info.get("firmware")
+            if port.firmware is None:
+                state.unparsed[_ethtool(nic).cli] = "no firmware-version line"
+        lldp_text = outputs.get(LLDP.file)
+        rows = _as_list(ttp_parse(self.name, "lldpcli", lldp_text or "").get("neighbors"))
+        if lldp_text is None or (not rows and "LLDP neighbors" not in lldp_text):
+            state.unparsed[LLDP.cli] = "no LLDP neighbor table"
+        state.lldp = [LldpNeighbor(r["local"], r.get("system_name", ""), r.get("port", "")) for r in rows]
+        return state
+
+    def _read_mlnx_qos(self, state: DeviceState, port: InterfaceState, cmd: Command, outputs: dict) -> None:
+        text = outputs.get(cmd.file)
+        data = ttp_parse(self.name, "mlnx_qos", text or "")
+        qos = data.get("qos") or {}
+        if "trust" not in qos or "pfc" not in qos:
+            state.unparsed[cmd.cli] = "output missing" if text is None else "no trust state or PFC table"
+            return
+        port.trust = qos["trust"]
+        flags = qos["pfc"].split()
+        port.no_drop_priorities = frozenset(p for p, f in enumerate(flags) if f == "1")
+        port.pfc_enabled = bool(port.no_drop_priorities)
+        port.cable_m = qos.get("cable")
+        port.dscp_map = {
+            int(d): row["prio"]
+            for row in _as_list(data.get("dscp2prio"))
+            for d in row["dscps"].split(",")
+            if d
+        }
+        port.strict_queues = frozenset(t["tc"] for t in _as_list(data.get("tcs")) if t.get("tsa") == "strict")
+
+    def mask_secrets(self, text: str) -> str:
+        return text
+
+
+def _as_list(value: Any) -> list[dict]:
+    if value is None:
+        return []
+    return value if isinstance(value, list) else [value]
+
+
+def _apply_script_line(port: InterfaceState, kind: str, row: dict) -> None:
+    value = row["value"]
+    if kind == "mtu":
+        port.mtu = value
+    elif kind == "trust":
+        port.trust = value
+    elif kind == "pfc":
+        port.no_drop_priorities = frozenset(i for i, f in enumerate(str(value).split(",")) if f == "1")
+        port.pfc_enabled = True
+    elif kind == "dscp2prio":
+        _, dscp, prio = str(value).split(",")
+        assert port.dscp_map is not None
+        port.dscp_map[int(dscp)] = int(prio)
+    elif kind == "cable":
+        port.cable_m = value
+    elif kind == "ecn":
+        prios = _parse_prio_list(str(value))
+        if row["role"] == "np":
+            port.ecn_np_priorities = prios
+        else:
+            port.ecn_rp_priorities = prios
+
+
+def _apply_value(
+    ports: dict[str, InterfaceState], by_rdma: dict[str, InterfaceState], path: str, value: str
+) -> None:
+    """One sysfs/configfs value, as written by the script or read back by `grep -rH`."""
+    parts = path.strip("/").split("/")
+    if parts[:3] == ["sys", "class", "net"] and len(parts) >= 5 and parts[3] in ports:
+        port = ports[parts[3]]
+        if parts[4] == "mtu":
+            port.mtu = _int(value)
+        elif parts[4] == "ecn" and len(parts) >= 7:
+            _apply_ecn_value(port, parts[5].removeprefix("roce_"), parts[6:], value)
+    elif parts[:4] == ["sys", "kernel", "config", "rdma_cm"] and len(parts) >= 8 and parts[4] in by_rdma:
+        port = by_rdma[parts[4]]
+        if parts[7] == "default_roce_mode":
+            port.roce_mode = value
+        elif parts[7] == "default_roce_tos":
+            port.roce_tos = _int(value)
+
+
+def _apply_ecn_value(port: InterfaceState, role: str, rest: list[str], value: str) -> None:
+    if rest[0] == "enable" and len(rest) == 2 and rest[1].isdigit():
+        attr = "ecn_np_priorities" if role == "np" else "ecn_rp_priorities"
+        current = set(getattr(port, attr) or ())
+        if value == "1":
+            current.add(int(rest[1]))
+        else:
+            current.discard(int(rest[1]))
+        setattr(port, attr, frozenset(current))
+    elif role == "np" and rest[0] == "cnp_dscp":
+        port.cnp_dscp = _int(value)
+    elif role == "np" and rest[0] == "cnp_802p_prio":
+        port.cnp_priority = _int(value)
+    elif _int(value) is not None:
+        port.dcqcn[rest[0]] = _int(value)
+
+
+def _int(value: str) -> int | None:
+    try:
+        return int(value)
+    except ValueError:
+        return None
+
+
+def _np_values(port: InterfaceState) -> list[tuple[str, int]]:
+    values = [("cnp_dscp", port.cnp_dscp), ("cnp_802p_prio", port.cnp_priority)]
+    values += [(k, port.dcqcn[k]) for k in NP_DCQCN if k in port.dcqcn]
+    return [(k, v) for k, v in values if v is not None]
+
+
+def _sysfs_values(port: InterfaceState, nic: Nic) -> list[tuple[str, object]]:
+    net = f"/sys/class/net/{nic.netdev}"
+    cm = f"/sys/kernel/config/rdma_cm/{nic.rdma_device}/ports/1"
+    values: list[tuple[str, object]] = [(f"{net}/mtu", port.mtu)]
+    for role, prios in (("np", port.ecn_np_priorities), ("rp", port.ecn_rp_priorities)):
+        values += [(f"{net}/ecn/roce_{role}/enable/{p}", int(p in (prios or ()))) for p in PRIORITIES]
+    values += [(f"{net}/ecn/roce_np/{k}", v) for k, v in _np_values(port)]
+    values += [(f"{net}/ecn/roce_rp/{k}", v) for k, v in sorted(port.dcqcn.items()) if k not in NP_DCQCN]
+    values += [(f"{cm}/default_roce_mode", port.roce_mode), (f"{cm}/default_roce_tos", port.roce_tos)]
+    return [(p, v) for p, v in values if v is not None]
+
+
+def _mac(name: str) -> str:
+    h = f"{zlib.crc32(name.encode()):08x}"
+    return f"00:1c:73:{h[0:2]}:{h[2:4]}:{h[4:6]}"

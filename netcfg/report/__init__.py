@@ -1,0 +1,18 @@
+"""Reporters turn findings into text; each registers under the name `--format` takes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from netcfg.report.base import Report
+from netcfg.report.formats import json_report, junit_report, markdown_report, sarif_report
+
+Renderer = Callable[[Report], str]
+FORMATS: dict[str, Renderer] = {
+    "json": json_report,
+    "junit": junit_report,
+    "markdown": markdown_report,
+    "sarif": sarif_report,
+}
+
+__all__ = ["FORMATS", "Report"]

@@ -1,0 +1,47 @@
+"""Snapshots: plain folders of raw command output, `<snapshot>/<device>/<command>.txt` + `meta.json`.
+
+Written to a temporary folder and renamed when complete, so a reader never sees half a snapshot.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+META_FILE = "meta.json"
+
+
+def read_device_outputs(folder: Path) -> dict[str, str]:
+    """Command outputs of one device keyed by command file name (without `.txt`)."""
+    outputs = {}
+    for path in folder.glob("*.txt"):
+        outputs[path.stem] = path.read_text(encoding="utf-8", errors="replace")
+    return outputs
+
+
+class SnapshotWriter:
+    """Collects device outputs into a temporary sibling folder, then renames it into place."""
+
+    def __init__(self, target: Path) -> None:
+        self.target = target
+        target.parent.mkdir(parents=True, exist_ok=True)
+        self.tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+
+    def write_device(self, device: str, outputs: dict[str, str]) -> None:
+        folder = self.tmp / device
+        folder.mkdir(exist_ok=True)
+        for file, text in outputs.items():
+            (folder / f"{file}.txt").write_text(text, encoding="utf-8")
+
+    def commit(self, meta: dict[str, Any]) -> Path:
+        (self.tmp / META_FILE).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        if self.target.exists():
+            shutil.rmtree(self.target)
+        self.tmp.replace(self.target)
+        return self.target
+
+    def abort(self) -> None:
+        shutil.rmtree(self.tmp, ignore_errors=True)

@@ -1,0 +1,95 @@
+"""Where DeviceStates come from: rendered intent, config files in a repository, or a snapshot."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from netcfg.errors import InputError
+from netcfg.intent import fabric_intent
+from netcfg.model import DeviceState, Fabric
+from netcfg.platforms import get_platform
+from netcfg.policy import Policy
+from netcfg.snapshot import META_FILE, read_device_outputs
+
+
+def intent_states(fabric: Fabric, policy: Policy) -> dict[str, DeviceState]:
+    """The rendered intent, parsed back: the checks then see exactly what would be deployed."""
+    states = {}
+    for name, state in fabric_intent(fabric, policy).items():
+        device = fabric.devices[name]
+        platform = get_platform(device.platform)
+        states[name] = platform.parse_config(platform.render_config(state, device), device)
+    return states
+
+
+def config_states(fabric: Fabric, folder: Path) -> dict[str, DeviceState]:
+    """States from `<device><suffix>` config files, as a repository keeps them for pre-merge checks."""
+    if not folder.is_dir():
+        raise InputError(str(folder), "configs folder not found (expected a folder of <device>.cfg files)")
+    files = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+    if not files:
+        raise InputError(str(folder), "configs folder is empty (expected <device>.cfg files)")
+    states = {}
+    for path in files:
+        device = fabric.devices.get(path.stem)
+        if device is None:
+            raise InputError(str(path), f"device {path.stem!r} is not in the inventory {fabric.source}")
+        platform = get_platform(device.platform)
+        if path.suffix != platform.config_suffix:
+            raise InputError(
+                str(path),
+                f"expected a {platform.description} config named {path.stem}{platform.config_suffix}",
+            )
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            raise InputError(str(path), "cannot read config: expected UTF-8 text") from None
+        state = platform.parse_config(text, device)
+        if state.unparsed:
+            what, why = next(iter(state.unparsed.items()))
+            raise InputError(
+                str(path), f"cannot parse {what}: {why} (expected a {platform.description} config)"
+            )
+        states[device.name] = state
+    return states
+
+
+def snapshot_states(fabric: Fabric, folder: Path) -> dict[str, DeviceState]:
+    """States from raw command outputs saved as `<snapshot>/<device>/<command>.txt`."""
+    if not folder.is_dir():
+        raise InputError(
+            str(folder), "snapshot folder not found (expected <snapshot>/<device>/<command>.txt)"
+        )
+    dirs = sorted(p for p in folder.iterdir() if p.is_dir())
+    if not dirs:
+        raise InputError(str(folder), "snapshot is empty (expected one folder per device)")
+    meta = _read_meta(folder)
+    states = {}
+    for path in dirs:
+        device = fabric.devices.get(path.name)
+        if device is None:
+            raise InputError(str(path), f"device {path.name!r} is not in the inventory {fabric.source}")
+        error = meta.get("devices", {}).get(device.name, {}).get("error")
+        if error:
+            states[device.name] = DeviceState(
+                name=device.name, platform=device.platform, collection_error=(error["kind"], error["message"])
+            )
+            continue
+        states[device.name] = get_platform(device.platform).parse_outputs(read_device_outputs(path), device)
+    return states
+
+
+def _read_meta(folder: Path) -> dict:
+    path = folder / META_FILE
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(
+            str(path), f"unreadable snapshot metadata ({exc.__class__.__name__}): expected JSON"
+        ) from None
+    if not isinstance(data, dict):
+        raise InputError(str(path), "expected a JSON object")
+    return data
