@@ -126,6 +126,18 @@ def cmd_generate(args: argparse.Namespace, console: Console) -> int:
     return EXIT_OK
 
 
+@command("lab snapshot")
+def cmd_lab_snapshot(args: argparse.Namespace, console: Console) -> int:
+    from netcfg.lab.devices import load_faults
+    from netcfg.lab.snapshot import write_simulated_snapshot
+
+    fabric, policy = load(args.inventory)
+    faults = load_faults(Path(args.faults) if args.faults else None, fabric)
+    path = write_simulated_snapshot(fabric, policy, faults, Path(args.output))
+    console.print(f"wrote simulated snapshot of {len(fabric.devices)} devices to {path}/")
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="netcfg", description="RoCE configuration generator and validator for AI GPU fabrics.")
     p.add_argument("--version", action="version", version=f"netcfg {__version__}")
@@ -157,6 +169,14 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--scalable-units", type=int, default=128)
     g.add_argument("--servers-per-su", type=int, default=32)
     g.add_argument("--rails", type=int, default=8)
+
+    lab = sub.add_parser("lab", help="the simulated fabric").add_subparsers(
+        dest="lab_command", required=True, parser_class=_Parser
+    )
+    ls = lab.add_parser("snapshot", help="write a snapshot of simulated devices without SSH")
+    ls.add_argument("inventory")
+    ls.add_argument("--faults", help="faults YAML applied to the simulated devices")
+    ls.add_argument("-o", "--output", required=True)
     return p
 
 
@@ -176,7 +196,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
     try:
         args = build_parser().parse_args(argv)
-        name = " ".join(filter(None, [args.command, getattr(args, "inventory_command", None)]))
+        sub = getattr(args, "inventory_command", None) or getattr(args, "lab_command", None)
+        name = " ".join(filter(None, [args.command, sub]))
         return COMMANDS[name](args, console)
     except InputError as exc:
         Console(stderr=True, highlight=False).print(f"netcfg: error: {exc}", markup=False)

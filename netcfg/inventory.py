@@ -122,9 +122,18 @@ class DeviceSpec(_Strict):
     nics: list[NicSpec] = Field(default_factory=list)
 
 
+def _known_platform(value: str) -> str:
+    if value not in platform_names():
+        raise ValueError(f"unknown platform {value!r}: expected one of {', '.join(platform_names())}")
+    return value
+
+
+KnownPlatform = Annotated[str, AfterValidator(_known_platform)]
+
+
 class Platforms(_Strict):
-    switch: str = "eos"
-    host: str = "connectx"
+    switch: KnownPlatform = "eos"
+    host: KnownPlatform = "connectx"
 
 
 class Credentials(_Strict):
@@ -164,9 +173,6 @@ class InventorySpec(_Strict):
             raise ValueError("explicit 'devices' need a 'cabling' CSV")
         if self.devices and self.rails is None:
             raise ValueError("explicit 'devices' need 'rails' (the number of rails)")
-        for name in (self.platforms.switch, self.platforms.host):
-            if name not in platform_names():
-                raise ValueError(f"unknown platform {name!r}: expected one of {', '.join(platform_names())}")
         return self
 
 
@@ -331,15 +337,17 @@ def read_cabling(path: Path) -> list[tuple[Link, str]]:
         text = path.read_text(encoding="utf-8")
     except OSError:
         raise InputError(str(path), "cabling CSV not found or unreadable") from None
-    rows = csv.DictReader(text.splitlines())
+    # Keep line ends: a quoted newline then stays in its field (and is refused as unsafe), and
+    # `line_num` counts physical lines, blank ones included.
+    rows = csv.DictReader(text.splitlines(keepends=True))
     missing = [c for c in CABLING_COLUMNS if c not in (rows.fieldnames or [])]
     if missing:
         raise InputError(
             f"{path}:1", f"missing column(s) {', '.join(missing)}; expected {','.join(CABLING_COLUMNS)}"
         )
     out = []
-    for line, row in enumerate(rows, start=2):
-        where = f"{path}:{line}"
+    for row in rows:
+        where = f"{path}:{rows.line_num}"
         try:
             ends = [_safe_name(row[c] or "") for c in CABLING_COLUMNS[:4]]
             speed, cable = int(row["speed_gbps"] or ""), float(row["cable_m"] or "")

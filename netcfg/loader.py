@@ -28,6 +28,10 @@ def read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
         mark = getattr(exc, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        # An unbalanced bracket is noticed lines later: also say where the construct began.
+        context, start = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+        if context and start is not None and (mark is None or start.line != mark.line):
+            problem = f"{problem}, {context} at line {start.line + 1}"
         raise InputError(f"{path}{line}", f"malformed YAML ({problem})") from None
     return data, node
 

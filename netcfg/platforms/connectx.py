@@ -7,6 +7,8 @@ neighbors` once per host.
 
 from __future__ import annotations
 
+import itertools
+import shlex
 import zlib
 from typing import Any, ClassVar
 
@@ -76,16 +78,15 @@ class ConnectX(Platform):
                     "rdma": nic.rdma_device,
                     "rail": nic.rail,
                     "mtu": port.mtu,
-                    "trust": port.trust,
-                    "pfc": _bitmap(port.no_drop_priorities),
+                    "qos": _mlnx_qos_options(port),
                     "dscp2prio": overrides,
-                    "cable_m": port.cable_m,
                     "np": _prio_list(port.ecn_np_priorities),
                     "rp": _prio_list(port.ecn_rp_priorities),
-                    "np_values": _np_values(port),
-                    "rp_values": sorted((k, v) for k, v in port.dcqcn.items() if k not in NP_DCQCN),
-                    "roce_mode": port.roce_mode,
-                    "roce_tos": port.roce_tos,
+                    "np_values": _params(_np_values(port)),
+                    "rp_values": _params(sorted((k, v) for k, v in port.dcqcn.items() if k not in NP_DCQCN)),
+                    "cm_values": _params(
+                        [("default_roce_mode", port.roce_mode), ("default_roce_tos", port.roce_tos)]
+                    ),
                 }
             )
         return template("connectx/host.sh.j2").render(name=state.name, nics=nics)
@@ -134,19 +135,25 @@ class ConnectX(Platform):
         state = DeviceState(name=device.name, platform=self.name, facets=frozenset({"qos"}))
         data = ttp_parse(self.name, "host_script", text)
         if not data:
-            state.unparsed["host script"] = "no mlnx_qos, set_ecn or set_value line found"
+            state.unparsed["host script"] = "no mlnx_qos, set_ecn or set_params line found"
             return state
         ports = {nic.netdev: state.interface(nic.netdev) for nic in device.nics}
         by_rdma = {nic.rdma_device: ports[nic.netdev] for nic in device.nics}
         for port in ports.values():
             port.dscp_map = {d: d >> 3 for d in DSCP_VALUES}
-        for kind in ("mtu", "trust", "pfc", "dscp2prio", "cable", "ecn"):
+        for kind in ("mtu", "qos", "ecn"):
             for row in _as_list(data.get(kind)):
                 port = ports.get(row.get("dev"))
-                if port is not None:
+                if port is None:
+                    continue
+                try:
                     _apply_script_line(port, kind, row)
-        for row in _as_list(data.get("values")):
-            _apply_value(ports, by_rdma, row["path"], str(row["value"]))
+                except ValueError as exc:
+                    state.unparsed[f"{kind} line of {port.name}"] = str(exc)
+        for row in _as_list(data.get("params")):
+            for pair in shlex.split(row["params"]):
+                key, _, value = pair.partition("=")
+                _apply_value(ports, by_rdma, f"{row['path']}/{key}", value)
         return state
 
     def parse_outputs(self, outputs: dict[str, str], device: Device) -> DeviceState:
@@ -207,27 +214,46 @@ def _as_list(value: Any) -> list[dict]:
     return value if isinstance(value, list) else [value]
 
 
+def _mlnx_qos_options(port: InterfaceState) -> str:
+    options = []
+    if port.trust:
+        options.append(f"--trust {port.trust}")
+    if port.no_drop_priorities is not None:
+        options.append(f"--pfc {_bitmap(port.no_drop_priorities)}")
+    if port.cable_m is not None:
+        options.append(f"--cable_len {port.cable_m}")
+    return " ".join(options)
+
+
 def _apply_script_line(port: InterfaceState, kind: str, row: dict) -> None:
-    value = row["value"]
+    """One script line; raises ValueError on a value it cannot read."""
     if kind == "mtu":
-        port.mtu = value
-    elif kind == "trust":
-        port.trust = value
-    elif kind == "pfc":
-        port.no_drop_priorities = frozenset(i for i, f in enumerate(str(value).split(",")) if f == "1")
-        port.pfc_enabled = True
-    elif kind == "dscp2prio":
-        _, dscp, prio = str(value).split(",")
-        assert port.dscp_map is not None
-        port.dscp_map[int(dscp)] = int(prio)
-    elif kind == "cable":
-        port.cable_m = value
+        port.mtu = row["value"]
     elif kind == "ecn":
-        prios = _parse_prio_list(str(value))
+        prios = _parse_prio_list(str(row["value"]))
         if row["role"] == "np":
             port.ecn_np_priorities = prios
         else:
             port.ecn_rp_priorities = prios
+    else:
+        words = row["options"].split()
+        for flag, value in itertools.pairwise(words):
+            if flag == "--trust":
+                port.trust = value
+            elif flag == "--pfc":
+                port.no_drop_priorities = frozenset(i for i, f in enumerate(value.split(",")) if f == "1")
+                port.pfc_enabled = bool(port.no_drop_priorities)
+            elif flag == "--cable_len":
+                port.cable_m = int(value)
+            elif flag == "--dscp2prio":
+                action, dscp, prio = value.split(",")
+                if action != "set" or port.dscp_map is None:
+                    raise ValueError(f"unsupported --dscp2prio {value!r}: expected set,DSCP,PRIO")
+                port.dscp_map[int(dscp)] = int(prio)
+
+
+def _params(pairs: list[tuple[str, object]]) -> str:
+    return " ".join(shlex.quote(f"{k}={v}") for k, v in pairs if v is not None)
 
 
 def _apply_value(
