@@ -10,12 +10,17 @@ from pathlib import Path
 from rich.console import Console
 
 from netcfg import __version__
+from netcfg.audit import AuditResult, run_audit
 from netcfg.checks import RULES, Finding, Severity, run_checks
+from netcfg.collect import CollectOptions, Selection, collect
+from netcfg.drift import Change, drift
 from netcfg.errors import InputError
 from netcfg.explain import explain_headroom
 from netcfg.generate import write_generated_inventory
-from netcfg.inventory import load_fabric
+from netcfg.inventory import load_fabric, load_spec
 from netcfg.model import Fabric
+from netcfg.nornir_inventory import Login, read_connections, read_login
+from netcfg.platforms import get_platform
 from netcfg.policy import Policy, load_policy
 from netcfg.render import render_fabric, write_rendered
 from netcfg.report import FORMATS, Report
@@ -138,6 +143,178 @@ def cmd_lab_snapshot(args: argparse.Namespace, console: Console) -> int:
     return EXIT_OK
 
 
+def _login_and_connections(args: argparse.Namespace, fabric: Fabric) -> tuple[Login, dict | None]:
+    spec, file = load_spec(Path(fabric.source))
+    login = read_login(spec.credentials, file.parent)
+    connections = read_connections(Path(args.connections)) if args.connections else None
+    return login, connections
+
+
+def _collect_options(args: argparse.Namespace) -> CollectOptions:
+    if args.no_host_key_check:
+        known_hosts = None
+    else:
+        known_hosts = Path(args.known_hosts).expanduser()
+        if not known_hosts.is_file():
+            raise InputError(
+                f"--known-hosts {args.known_hosts}",
+                "file not found; host keys are checked by default (give a known_hosts file, or "
+                "--no-host-key-check for a lab)",
+            )
+    return CollectOptions(
+        workers=args.workers,
+        timeout_s=args.timeout,
+        jitter_s=args.jitter,
+        known_hosts=known_hosts,
+        progress=sys.stdout.isatty(),
+    )
+
+
+def _selection(args: argparse.Namespace) -> Selection:
+    return Selection(device_glob=args.device, role=args.role, rail=args.rail)
+
+
+@command("collect")
+def cmd_collect(args: argparse.Namespace, console: Console) -> int:
+    fabric, _ = load(args.inventory)
+    login, connections = _login_and_connections(args, fabric)
+    path, found = collect(
+        fabric, login, Path(args.output), _collect_options(args), _selection(args), connections
+    )
+    failed = {n: f.error for n, f in found.items() if f.error}
+    console.print(f"collected {len(found) - len(failed)}/{len(found)} devices into {path}/")
+    for name, (kind, message) in sorted(failed.items()):
+        console.print(f"  {name}: {kind}: {message}", markup=False)
+    return EXIT_FINDINGS if failed else EXIT_OK
+
+
+@command("audit")
+def cmd_audit(args: argparse.Namespace, console: Console) -> int:
+    fabric, policy = load(args.inventory)
+    login, connections = _login_and_connections(args, fabric)
+    result = run_audit(
+        fabric,
+        policy,
+        login,
+        Path(args.snapshots),
+        Path(args.reports),
+        _collect_options(args),
+        _selection(args),
+        connections,
+    )
+    return _print_audit(result, args, console)
+
+
+def _print_audit(result: AuditResult, args: argparse.Namespace, console: Console) -> int:
+    code = emit(result.report, args, console)
+    console.print(f"snapshot: {result.snapshot}")
+    if result.previous is not None:
+        console.print(f"drift against {result.previous}: {len(result.changes)} change(s)")
+        print_changes(result.changes, console, limit=20)
+    for fmt, path in result.reports.items():
+        console.print(f"{fmt} report: {path}")
+    return code
+
+
+def print_changes(changes: list[Change], console: Console, limit: int | None = None) -> None:
+    from rich.table import Table
+
+    if not changes:
+        return
+    table = Table(title="drift")
+    for col in ("device", "setting", "before", "after"):
+        table.add_column(col, overflow="fold")
+    for c in changes[:limit]:
+        table.add_row(c.device, c.setting, c.before, c.after)
+    console.print(table)
+    if limit is not None and len(changes) > limit:
+        console.print(f"... and {len(changes) - limit} more (see the JSON report)")
+
+
+@command("drift")
+def cmd_drift(args: argparse.Namespace, console: Console) -> int:
+    fabric, _ = load(args.inventory)
+    changes = drift(snapshot_states(fabric, Path(args.before)), snapshot_states(fabric, Path(args.after)))
+    if args.format == "json":
+        import json
+
+        sys.stdout.write(json.dumps([c.as_dict() for c in changes], indent=2) + "\n")
+    else:
+        print_changes(changes, console)
+        console.print(f"{len(changes)} change(s) between {args.before} and {args.after}")
+    return EXIT_FINDINGS if changes else EXIT_OK
+
+
+@command("diff")
+def cmd_diff(args: argparse.Namespace, console: Console) -> int:
+    from netcfg.intent import device_intent
+    from netcfg.remediation import remediate
+    from netcfg.snapshot import read_device_outputs
+
+    fabric, policy = load(args.inventory)
+    snapshot = Path(args.snapshot)
+    if not snapshot.is_dir():
+        raise InputError(str(snapshot), "snapshot folder not found")
+    drifted = 0
+    for name, device in fabric.devices.items():
+        platform = get_platform(device.platform)
+        folder = snapshot / name
+        if (
+            platform.hier_config_platform is None
+            or not folder.is_dir()
+            or (args.device and name not in args.device)
+        ):
+            continue
+        running = read_device_outputs(folder).get(platform.running_config_file or "")
+        if running is None:
+            continue
+        intended = platform.render_config(device_intent(device, fabric, policy), device)
+        fix = remediate(name, platform.hier_config_platform, intended, running)
+        if not fix.diff:
+            continue
+        drifted += 1
+        console.rule(name)
+        console.print(fix.diff, markup=False, highlight=False)
+        console.print("commands to restore intent:", style="bold")
+        console.print(fix.commands or "(none)", markup=False, highlight=False)
+    console.print(f"{drifted} switch(es) differ from intent")
+    return EXIT_FINDINGS if drifted else EXIT_OK
+
+
+@command("lab serve")
+def cmd_lab_serve(args: argparse.Namespace, console: Console) -> int:
+    from netcfg.lab.devices import load_faults
+    from netcfg.lab.fabric import lab_server, write_connection_files
+
+    fabric, policy = load(args.inventory)
+    spec, file = load_spec(Path(fabric.source))
+    login = read_login(spec.credentials, file.parent)
+    faults = load_faults(Path(args.faults) if args.faults else None, fabric)
+    server = lab_server(fabric, policy, faults, login.username, login.password)
+
+    def ready(srv: object) -> None:
+        connections, known_hosts = write_connection_files(server, Path(args.state_dir))
+        console.print(
+            f"lab: {len(server.ports)} devices on {server.host}, ports "
+            f"{min(server.ports.values())}-{max(server.ports.values())}"
+        )
+        console.print(f"connections: {connections}\nknown_hosts: {known_hosts}")
+        console.print(
+            f"try: netcfg audit {args.inventory} --connections {connections} --known-hosts {known_hosts}"
+        )
+        console.print("Ctrl-C stops the lab.")
+
+    server.serve_forever(on_ready=ready)
+    return EXIT_OK
+
+
+@command("demo")
+def cmd_demo(args: argparse.Namespace, console: Console) -> int:
+    from netcfg.demo import run_demo
+
+    return run_demo(Path(args.inventory), args, console)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="netcfg", description="RoCE configuration generator and validator for AI GPU fabrics.")
     p.add_argument("--version", action="version", version=f"netcfg {__version__}")
@@ -177,7 +354,56 @@ def build_parser() -> argparse.ArgumentParser:
     ls.add_argument("inventory")
     ls.add_argument("--faults", help="faults YAML applied to the simulated devices")
     ls.add_argument("-o", "--output", required=True)
+    lsv = lab.add_parser("serve", help="serve the fabric's simulated devices over SSH on 127.0.0.1")
+    lsv.add_argument("inventory")
+    lsv.add_argument("--faults", help="faults YAML (settings and transport faults per device)")
+    lsv.add_argument("--state-dir", default="out/lab", help="where connections.json and known_hosts go")
+
+    co = sub.add_parser("collect", help="collect every device over SSH into a snapshot")
+    co.add_argument("inventory")
+    co.add_argument("-o", "--output", required=True, help="snapshot folder to write")
+    add_collect_args(co)
+
+    au = sub.add_parser("audit", help="collect into snapshots/<fabric>/<time>/, check, report drift")
+    au.add_argument("inventory")
+    au.add_argument(
+        "--snapshots", default="snapshots", help="root of timestamped snapshots (default snapshots)"
+    )
+    au.add_argument(
+        "--reports", default="reports", help="where JSON and Markdown reports go (default reports)"
+    )
+    add_collect_args(au)
+    add_report_args(au)
+
+    dr = sub.add_parser("drift", help="what changed between two snapshots, per device and setting")
+    dr.add_argument("before")
+    dr.add_argument("after")
+    dr.add_argument("--inventory", required=True, help="the inventory both snapshots belong to")
+    dr.add_argument("--format", choices=["table", "json"], default="table")
+
+    df = sub.add_parser("diff", help="per switch: intended vs running config and the commands to restore it")
+    df.add_argument("inventory")
+    df.add_argument("--snapshot", required=True)
+    df.add_argument("--device", action="append", help="only this device (repeatable)")
+
+    de = sub.add_parser("demo", help="start the lab with its faults, audit it live over SSH, stop it")
+    de.add_argument("inventory", nargs="?", default="inventories/lab")
+    de.add_argument("--faults", help="faults YAML (default: faults.yaml beside the inventory)")
+    de.add_argument("--out", default="out/demo", help="where snapshots and reports go (default out/demo)")
+    add_report_args(de)
     return p
+
+
+def add_collect_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--workers", type=int, default=50, help="devices collected at once (default 50)")
+    p.add_argument("--timeout", type=float, default=10.0, help="per-device connect/command timeout, s")
+    p.add_argument("--jitter", type=float, default=0.0, help="random start delay per device, up to S seconds")
+    p.add_argument("--known-hosts", default="~/.ssh/known_hosts", help="known_hosts file for host-key checks")
+    p.add_argument("--no-host-key-check", action="store_true", help="accept any host key (labs only)")
+    p.add_argument("--connections", help="JSON device -> {hostname, port} (as `netcfg lab serve` writes)")
+    p.add_argument("--device", help="only devices whose name matches this glob")
+    p.add_argument("--role", choices=["leaf", "spine", "superspine", "host"])
+    p.add_argument("--rail", type=int, help="only the leaves and NICs of this rail")
 
 
 def add_report_args(p: argparse.ArgumentParser) -> None:
@@ -200,7 +426,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         name = " ".join(filter(None, [args.command, sub]))
         return COMMANDS[name](args, console)
     except InputError as exc:
-        Console(stderr=True, highlight=False).print(f"netcfg: error: {exc}", markup=False)
+        # One plain line: rich would wrap it at the terminal width.
+        print(f"netcfg: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130

@@ -6,6 +6,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
+from netcfg.lab.session import CliProfile
 from netcfg.model import Device, DeviceState
 
 
@@ -25,6 +26,12 @@ class Platform(ABC):
     netmiko_device_type: ClassVar[str]
     config_suffix: ClassVar[str]
     description: ClassVar[str]
+    # How the device's CLI behaves over SSH, for the lab that plays it.
+    cli_profile: ClassVar[CliProfile]
+    # hier_config platform name for remediation, or None where config is not a tree (host scripts).
+    hier_config_platform: ClassVar[str | None] = None
+    # Snapshot file holding the running config, for `netcfg diff`.
+    running_config_file: ClassVar[str | None] = None
 
     @abstractmethod
     def commands(self, device: Device) -> list[Command]:

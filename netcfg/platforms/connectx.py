@@ -13,6 +13,7 @@ import zlib
 from typing import Any, ClassVar
 
 from netcfg.intent import DSCP_VALUES
+from netcfg.lab.session import CliProfile
 from netcfg.model import Device, DeviceState, InterfaceState, LldpNeighbor, Nic
 from netcfg.parsing import ttp_parse
 from netcfg.platforms.base import Command, Platform, register
@@ -59,6 +60,9 @@ class ConnectX(Platform):
     netmiko_device_type: ClassVar[str] = "linux"
     config_suffix: ClassVar[str] = ".sh"
     description: ClassVar[str] = "Linux GPU server with NVIDIA ConnectX NICs"
+    cli_profile: ClassVar[CliProfile] = CliProfile(
+        prompt="{user}@{name}:~$ ", setup_replies={}, invalid_input="-bash: {command}: command not found"
+    )
 
     def commands(self, device: Device) -> list[Command]:
         per_nic = [c for nic in device.nics for c in (_mlnx_qos(nic), _sysfs(nic), _ethtool(nic))]
@@ -154,6 +158,9 @@ class ConnectX(Platform):
             for pair in shlex.split(row["params"]):
                 key, _, value = pair.partition("=")
                 _apply_value(ports, by_rdma, f"{row['path']}/{key}", value)
+        # Single `set_value` lines are hand edits on top of the generated groups: applied last.
+        for row in _as_list(data.get("values")):
+            _apply_value(ports, by_rdma, row["path"], str(row["value"]))
         return state
 
     def parse_outputs(self, outputs: dict[str, str], device: Device) -> DeviceState:

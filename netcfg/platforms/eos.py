@@ -7,6 +7,7 @@ import zlib
 from collections import Counter
 from typing import Any, ClassVar
 
+from netcfg.lab.session import CliProfile
 from netcfg.model import Device, DeviceState, EcnSetting, InterfaceState, LldpNeighbor, Watchdog
 from netcfg.parsing import ttp_parse
 from netcfg.platforms.base import Command, Platform, register
@@ -77,6 +78,17 @@ class Eos(Platform):
     netmiko_device_type: ClassVar[str] = "arista_eos"
     config_suffix: ClassVar[str] = ".cfg"
     description: ClassVar[str] = "Arista EOS switch"
+    # netmiko's arista_eos waits for these exact confirmations while preparing the session.
+    cli_profile: ClassVar[CliProfile] = CliProfile(
+        prompt="{name}#",
+        setup_replies={
+            "terminal width 511": "Width set to 511 columns.",
+            "terminal length 0": "Pagination disabled.",
+        },
+        invalid_input="% Invalid input",
+    )
+    hier_config_platform: ClassVar[str | None] = "ARISTA_EOS"
+    running_config_file: ClassVar[str | None] = SHOW_RUNNING.file
 
     def commands(self, device: Device) -> list[Command]:
         return [SHOW_VERSION, SHOW_RUNNING, SHOW_LLDP]

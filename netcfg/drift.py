@@ -1,0 +1,63 @@
+"""Drift between two snapshots of one fabric: what changed, per device and setting."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from netcfg.checks.base import show
+from netcfg.model import DeviceState, InterfaceState
+
+_PORT_FIELDS = [f.name for f in dataclasses.fields(InterfaceState) if f.name != "name"]
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    device: str
+    setting: str
+    before: str
+    after: str
+
+    def as_dict(self) -> dict[str, str]:
+        return dataclasses.asdict(self)
+
+
+def _text(value: object) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {_text(v)}" for k, v in sorted(value.items())) or "none"
+    return show(value)
+
+
+def flatten(state: DeviceState) -> dict[str, str]:
+    """Every setting of a device as `setting -> value`, ports as `<interface>.<setting>`."""
+    out = {
+        "os_version": show(state.os_version),
+        "model": show(state.model),
+        "dscp_map": _text(state.dscp_map),
+        "pfc_watchdog": show(state.watchdog),
+        "collection": state.collection_error[0] if state.collection_error else "ok",
+    }
+    for port in state.interfaces.values():
+        for name in _PORT_FIELDS:
+            out[f"{port.name}.{name}"] = _text(getattr(port, name))
+    for n in state.lldp:
+        out[f"{n.local_interface}.lldp_neighbor"] = f"{n.system_name}:{n.port}"
+    return out
+
+
+def drift(before: dict[str, DeviceState], after: dict[str, DeviceState]) -> list[Change]:
+    changes = []
+    for device in sorted(set(before) | set(after)):
+        a = flatten(before[device]) if device in before else {}
+        b = flatten(after[device]) if device in after else {}
+        if device not in before or device not in after:
+            changes.append(
+                Change(device, "device", "present" if a else "absent", "present" if b else "absent")
+            )
+            continue
+        changes.extend(
+            Change(device, key, a.get(key, "absent"), b.get(key, "absent"))
+            for key in sorted(set(a) | set(b))
+            if a.get(key) != b.get(key)
+        )
+    return changes

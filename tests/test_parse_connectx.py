@@ -1,0 +1,310 @@
+"""ConnectX host parsing: mlnx_qos, ethtool -i, sysfs/configfs dumps, lldpcli and host scripts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from netcfg.model import Device, DeviceState, LldpNeighbor, Nic, Role
+from netcfg.platforms import get_platform
+
+FIXTURES = Path(__file__).parent / "fixtures" / "connectx"
+cx = get_platform("connectx")
+DEFAULT_DSCP_MAP = {d: d >> 3 for d in range(64)}
+
+
+def host() -> Device:
+    return Device(
+        "gpu07",
+        Role.HOST,
+        "connectx",
+        su=2,
+        nics=[Nic(1, "eth0", "mlx5_0"), Nic(2, "eth1", "mlx5_1")],
+    )
+
+
+def fixture(name: str) -> str:
+    return (FIXTURES / name).read_text(encoding="utf-8")
+
+
+def files() -> dict[str, str]:
+    """Command.cli -> Command.file, taken from the platform instead of hard-coded."""
+    return {c.cli: c.file for c in cx.commands(host())}
+
+
+def cli(prefix: str, netdev: str | None = None) -> str:
+    """The command line that starts with `prefix` (and names `netdev`, when given)."""
+    (match,) = [c for c in files() if c.startswith(prefix) and (netdev is None or netdev in c)]
+    return match
+
+
+def full_outputs() -> dict[str, str]:
+    f = files()
+    return {
+        f[cli("mlnx_qos", "eth0")]: fixture("mlnx_qos_trust_dscp_pfc3.txt"),
+        f[cli("mlnx_qos", "eth1")]: fixture("mlnx_qos_dscp26_prio4.txt"),
+        f[cli("grep", "eth0")]: fixture("sysfs_eth0_no_configfs.txt"),
+        f[cli("grep", "eth1")]: fixture("sysfs_eth1.txt"),
+        f[cli("ethtool", "eth0")]: fixture("ethtool_i_cx7_psid.txt"),
+        f[cli("ethtool", "eth1")]: fixture("ethtool_i_cx6dx_no_psid.txt"),
+        f[cli("lldpcli")]: fixture("lldpcli_show_neighbors.txt"),
+    }
+
+
+@pytest.fixture(scope="module")
+def state() -> DeviceState:
+    return cx.parse_outputs(full_outputs(), host())
+
+
+def test_commands_cover_every_nic():
+    names = set(files().values())
+    assert {
+        "mlnx_qos_eth0",
+        "mlnx_qos_eth1",
+        "sysfs_eth0",
+        "sysfs_eth1",
+        "ethtool_eth0",
+        "ethtool_eth1",
+    } <= names
+    assert "lldpcli_show_neighbors" in names
+
+
+# --- mlnx_qos -------------------------------------------------------------------------------------
+
+
+def test_mlnx_qos_trust_dscp_pfc3(state: DeviceState):
+    port = state.interfaces["eth0"]
+    assert port.trust == "dscp"
+    assert port.pfc_enabled is True
+    assert port.no_drop_priorities == frozenset({3})
+    assert port.cable_m == 5
+    assert port.dscp_map == DEFAULT_DSCP_MAP
+    assert state.dscp_priority(26, "eth0") == 3
+    assert state.dscp_priority(48, "eth0") == 6
+    assert port.strict_queues == frozenset({6})
+
+
+def test_mlnx_qos_modified_dscp2prio(state: DeviceState):
+    port = state.interfaces["eth1"]
+    assert state.dscp_priority(26, "eth1") == 4
+    assert state.dscp_priority(27, "eth1") == 3
+    assert port.dscp_map == {**DEFAULT_DSCP_MAP, 26: 4}
+    assert port.cable_m == 3
+    assert port.strict_queues == frozenset()
+
+
+def test_mlnx_qos_trust_pcp_without_pfc():
+    outputs = full_outputs()
+    outputs[files()[cli("mlnx_qos", "eth0")]] = fixture("mlnx_qos_trust_pcp_no_pfc.txt")
+    port = cx.parse_outputs(outputs, host()).interfaces["eth0"]
+    assert port.trust == "pcp"
+    assert port.pfc_enabled is False
+    assert port.no_drop_priorities == frozenset()
+    assert port.cable_m == 7
+    # No dscp2prio table in pcp mode: the RoCE DSCP's priority is unknown, not a default.
+    assert not port.dscp_map
+    assert (port.dscp_map or {}).get(26) is None
+
+
+def test_mlnx_qos_garbage_is_unparsed():
+    outputs = full_outputs()
+    mlnx = cli("mlnx_qos", "eth0")
+    outputs[files()[mlnx]] = "Netlink error: Operation not supported\n"
+    state = cx.parse_outputs(outputs, host())
+    assert mlnx in state.unparsed
+    port = state.interfaces["eth0"]
+    assert (port.trust, port.pfc_enabled, port.no_drop_priorities) == (None, None, None)
+    # The other NIC is still read.
+    assert state.interfaces["eth1"].trust == "dscp"
+
+
+# --- ethtool -i -----------------------------------------------------------------------------------
+
+
+def test_ethtool_firmware_with_psid(state: DeviceState):
+    port = state.interfaces["eth0"]
+    assert port.driver == "mlx5_core"
+    assert port.firmware == "28.42.1000"
+
+
+def test_ethtool_firmware_without_psid(state: DeviceState):
+    assert state.interfaces["eth1"].firmware == "22.39.2048"
+    assert state.interfaces["eth1"].driver == "mlx5_core"
+
+
+# --- sysfs / configfs dump ------------------------------------------------------------------------
+
+
+def test_sysfs_dump_values(state: DeviceState):
+    port = state.interfaces["eth1"]
+    assert port.mtu == 9000
+    assert port.ecn_np_priorities == frozenset({3})
+    assert port.ecn_rp_priorities == frozenset({3, 5})
+    assert port.cnp_dscp == 48
+    assert port.cnp_priority == 6
+    assert port.roce_mode == "RoCE v2"
+    assert port.roce_tos == 106
+    assert port.dcqcn["rpg_time_reset"] == 300
+    assert port.dcqcn["rpg_byte_reset"] == 32767
+    assert port.dcqcn["rpg_min_dec_fac"] == 50
+    assert port.dcqcn["dce_tcp_g"] == 1019
+    assert port.dcqcn["min_time_between_cnps"] == 4
+    # CNP settings have their own fields, not dcqcn entries; enable/N are priority sets.
+    assert "cnp_dscp" not in port.dcqcn
+    assert "enable" not in port.dcqcn
+
+
+def test_sysfs_values_stay_on_their_own_nic(state: DeviceState):
+    eth0 = state.interfaces["eth0"]
+    assert eth0.ecn_np_priorities == frozenset()  # all eight enable/N are 0
+    assert eth0.ecn_rp_priorities == frozenset({3})
+    assert "rpg_byte_reset" not in eth0.dcqcn
+
+
+def test_sysfs_without_configfs_leaves_roce_mode_unknown(state: DeviceState):
+    port = state.interfaces["eth0"]
+    assert port.roce_mode is None
+    assert port.roce_tos is None
+    assert port.mtu == 9000
+
+
+# --- lldpcli --------------------------------------------------------------------------------------
+
+
+def test_lldpcli_two_interfaces(state: DeviceState):
+    assert state.lldp == [
+        LldpNeighbor("eth0", "leaf-su1-r1", "Ethernet7"),
+        LldpNeighbor("eth1", "leaf-su1-r2", "Ethernet7"),
+    ]
+
+
+def test_lldpcli_empty_table_is_known_empty():
+    outputs = full_outputs()
+    outputs[files()[cli("lldpcli")]] = "-" * 79 + "\nLLDP neighbors:\n" + "-" * 79 + "\n"
+    state = cx.parse_outputs(outputs, host())
+    assert state.lldp == []
+    assert cli("lldpcli") not in state.unparsed
+
+
+# --- missing outputs ------------------------------------------------------------------------------
+
+
+def test_complete_outputs_leave_nothing_unparsed(state: DeviceState):
+    assert state.unparsed == {}
+    assert state.facets == frozenset({"qos", "version", "lldp"})
+
+
+@pytest.mark.parametrize(
+    ("prefix", "netdev"), [("mlnx_qos", "eth1"), ("grep", "eth0"), ("ethtool", "eth1"), ("lldpcli", None)]
+)
+def test_each_missing_output_is_unparsed(prefix: str, netdev: str | None):
+    command = cli(prefix, netdev)
+    outputs = full_outputs()
+    del outputs[files()[command]]
+    state = cx.parse_outputs(outputs, host())
+    assert list(state.unparsed) == [command]
+    assert state.unparsed[command]
+
+
+def test_no_outputs_at_all():
+    state = cx.parse_outputs({}, host())
+    assert set(state.unparsed) == set(files())
+    for port in state.interfaces.values():
+        assert (port.trust, port.mtu, port.firmware, port.roce_mode) == (None, None, None, None)
+    assert state.lldp == []
+
+
+def test_ethtool_without_firmware_line_is_unparsed():
+    outputs = full_outputs()
+    command = cli("ethtool", "eth0")
+    outputs[files()[command]] = "Cannot get driver information: No such device\n"
+    state = cx.parse_outputs(outputs, host())
+    assert command in state.unparsed
+    assert state.interfaces["eth0"].firmware is None
+
+
+# --- host script (parse_config) -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def script() -> DeviceState:
+    return cx.parse_config(fixture("host_hand_edited.sh"), host())
+
+
+def test_host_script_first_nic(script: DeviceState):
+    port = script.interfaces["eth0"]
+    assert port.mtu == 9000
+    assert port.trust == "dscp"
+    assert port.pfc_enabled is True
+    assert port.no_drop_priorities == frozenset({3})
+    assert port.cable_m == 3
+    assert port.ecn_np_priorities == frozenset({3})
+    assert port.ecn_rp_priorities == frozenset({3})
+    assert port.cnp_dscp == 48
+    assert port.cnp_priority == 6
+    assert port.dcqcn == {
+        "min_time_between_cnps": 4,
+        "rpg_ai_rate": 5,
+        "rpg_hai_rate": 50,
+        "rpg_time_reset": 300,
+    }
+    assert port.roce_mode == "RoCE v2"
+    assert port.roce_tos == 106
+    # No dscp2prio line: the NIC's default map (DSCP >> 3) applies.
+    assert port.dscp_map == DEFAULT_DSCP_MAP
+
+
+def test_host_script_hand_edits_on_second_nic(script: DeviceState):
+    port = script.interfaces["eth1"]
+    assert port.mtu == 4200
+    assert port.trust == "pcp"
+    assert port.no_drop_priorities == frozenset({3, 4})
+    assert port.dscp_map == {**DEFAULT_DSCP_MAP, 26: 4}
+    assert port.cable_m == 5
+    assert port.ecn_np_priorities == frozenset({3, 4})
+    assert port.ecn_rp_priorities == frozenset()  # `set_ecn eth1 rp none`
+    assert port.cnp_dscp == 46
+    assert port.cnp_priority is None
+    assert port.dcqcn == {"rpg_min_dec_fac": 25}
+    assert port.roce_mode == "IB/RoCE v1"
+    assert port.roce_tos == 0
+
+
+def test_host_script_parses_cleanly(script: DeviceState):
+    assert script.unparsed == {}
+    assert script.facets == frozenset({"qos"})
+    assert set(script.interfaces) == {"eth0", "eth1"}
+
+
+def test_host_script_round_trips_through_render(script: DeviceState):
+    again = cx.parse_config(cx.render_config(script, host()), host())
+    for name in ("eth0", "eth1"):
+        assert again.interfaces[name] == script.interfaces[name]
+
+
+def test_host_script_pfc_all_zero_means_pfc_off():
+    state = cx.parse_config("mlnx_qos -i eth0 --pfc 0,0,0,0,0,0,0,0\n", host())
+    assert state.interfaces["eth0"].no_drop_priorities == frozenset()
+    assert state.interfaces["eth0"].pfc_enabled is False
+
+
+@pytest.mark.parametrize("value", ["set,26", "set,26,x", "del,26,4"])
+def test_host_script_bad_dscp2prio_is_unparsed(value: str):
+    state = cx.parse_config(f"mlnx_qos -i eth0 --trust dscp\nmlnx_qos -i eth0 --dscp2prio {value}\n", host())
+    assert state.unparsed
+    assert any("eth0" in what for what in state.unparsed)
+    # The bad line did not change the map.
+    assert state.interfaces["eth0"].dscp_map == DEFAULT_DSCP_MAP
+
+
+def test_host_script_without_settings_is_unparsed():
+    state = cx.parse_config("#!/usr/bin/env bash\nset -euo pipefail\necho nothing to see\n", host())
+    assert "host script" in state.unparsed
+    assert state.interfaces == {}
+
+
+def test_host_script_ignores_unknown_netdevs(script: DeviceState):
+    state = cx.parse_config("ip link set dev eth9 mtu 1500\nip link set dev eth0 mtu 9000\n", host())
+    assert "eth9" not in state.interfaces
+    assert state.interfaces["eth0"].mtu == 9000
