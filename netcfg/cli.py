@@ -207,12 +207,14 @@ def cmd_audit(args: argparse.Namespace, console: Console) -> int:
 
 def _print_audit(result: AuditResult, args: argparse.Namespace, console: Console) -> int:
     code = emit(result.report, args, console)
-    console.print(f"snapshot: {result.snapshot}")
+    # With a machine format on stdout, the human notes go to stderr so stdout stays parseable.
+    notes = console if args.format == "table" or args.output else Console(stderr=True, highlight=False)
+    notes.print(f"snapshot: {result.snapshot}")
     if result.previous is not None:
-        console.print(f"drift against {result.previous}: {len(result.changes)} change(s)")
-        print_changes(result.changes, console, limit=20)
+        notes.print(f"drift against {result.previous}: {len(result.changes)} change(s)")
+        print_changes(result.changes, notes, limit=20)
     for fmt, path in result.reports.items():
-        console.print(f"{fmt} report: {path}")
+        notes.print(f"{fmt} report: {path}")
     return code
 
 

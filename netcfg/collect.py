@@ -23,7 +23,7 @@ from nornir.core import Nornir
 from nornir.core.inventory import Host
 from nornir.core.task import AggregatedResult, MultiResult, Result, Task
 from nornir.plugins.runners import ThreadedRunner
-from paramiko.ssh_exception import SSHException
+from paramiko.ssh_exception import BadHostKeyException, SSHException
 
 from netcfg import __version__
 from netcfg.model import Fabric
@@ -126,7 +126,15 @@ def collect_device(task: Task, fabric: Fabric, writer: SnapshotWriter, opts: Col
                 found.durations[command.file] = round(time.monotonic() - t, 4)
         except NetmikoAuthenticationException:
             found.error = ("auth", f"login as {host.username!r} refused by {host.hostname}:{host.port}")
-        except (NetmikoTimeoutException, ReadTimeout, TimeoutError, EOFError, SSHException, OSError) as exc:
+        except BadHostKeyException:
+            found.error = ("auth", f"host key of {host.hostname}:{host.port} differs from known_hosts")
+        except SSHException as exc:
+            # paramiko reports an unknown host key as a bare SSHException: tell it apart from a dead session.
+            if "known_hosts" in str(exc):
+                found.error = ("auth", f"host key of {host.hostname}:{host.port} is not in known_hosts")
+            else:
+                found.error = ("timeout", f"SSH session failed after {len(found.outputs)} command(s) ({exc})")
+        except (NetmikoTimeoutException, ReadTimeout, TimeoutError, EOFError, OSError) as exc:
             done = len(found.outputs)
             found.error = (
                 "timeout",

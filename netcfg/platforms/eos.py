@@ -194,6 +194,9 @@ class Eos(Platform):
         running = outputs.get(SHOW_RUNNING.file)
         if running is not None:
             state = self.parse_config(running, device)
+            if not re.search(r"^end\s*$", running, re.M):
+                # EOS always closes the running config with `end`: without it the output was cut short.
+                state.unparsed.setdefault(SHOW_RUNNING.cli, "output truncated (no closing 'end' line)")
         else:
             state = DeviceState(name=device.name, platform=self.name)
             state.unparsed[SHOW_RUNNING.cli] = "output missing"

@@ -1,0 +1,176 @@
+"""Live audits through Nornir and netmiko over real SSH to the in-process lab (no mocked connections)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from netcfg.audit import run_audit
+from netcfg.cli import main
+from netcfg.collect import CollectOptions, Selection, collect
+from netcfg.drift import drift
+from netcfg.lab.devices import DeviceFaults
+from netcfg.lab.fabric import lab_server, write_connection_files
+from netcfg.nornir_inventory import Login, read_connections
+from netcfg.sources import snapshot_states
+from tests.conftest import LAB
+
+PASSWORD = "s3cret-Lab-pass"
+LOGIN = Login("auditor", PASSWORD)
+
+# One fault of every kind, each on its own device; the rule that must name that device.
+FAULTS = {
+    "leaf-su1-r1": (DeviceFaults(mtu={"Ethernet2": 1500}), "mtu.switch"),
+    "leaf-su1-r2": (DeviceFaults(dscp_map={26: 1}), "qos.dscp_map"),
+    "leaf-su1-r3": (DeviceFaults(pfc_priority=4), "pfc.no_drop_priorities"),
+    "leaf-su1-r4": (DeviceFaults(transport="truncate"), "parse.unknown_output"),
+    "leaf-su2-r1": (DeviceFaults(transport="garble"), "parse.unknown_output"),
+    "leaf-su2-r2": (DeviceFaults(ecn=False), "ecn.enabled"),
+    "leaf-su2-r3": (DeviceFaults(transport="auth_fail"), "collect.auth"),
+    "leaf-su2-r4": (DeviceFaults(transport="silent"), "collect.timeout"),
+    "spine2": (DeviceFaults(os_version="4.28.9M"), "firmware.allowed"),
+    "gpu01": (DeviceFaults(trust="pcp"), "qos.trust"),
+    "gpu02": (DeviceFaults(firmware="28.39.1002"), "firmware.rail_skew"),
+    "gpu03": (DeviceFaults(lldp={"eth1": "leaf-su1-r1:Ethernet9"}), "rail.cabling"),
+    "gpu04": (DeviceFaults(transport="unreachable"), "collect.unreachable"),
+}
+SLOW = {"spine1": DeviceFaults(slow_s=0.2)}
+HEALTHY = {"spine1", "gpu05", "gpu06", "gpu07", "gpu08"}
+OPTS = CollectOptions(workers=20, timeout_s=2.0)
+
+
+@pytest.fixture(scope="module")
+def faulty_lab(lab_fabric, lab_policy, tmp_path_factory):
+    faults = {name: f for name, (f, _) in FAULTS.items()} | SLOW
+    with lab_server(lab_fabric, lab_policy, faults, LOGIN.username, PASSWORD) as server:
+        folder = tmp_path_factory.mktemp("lab")
+        connections, known_hosts = write_connection_files(server, folder)
+        yield read_connections(connections), known_hosts
+
+
+@pytest.fixture(scope="module")
+def audit(lab_fabric, lab_policy, faulty_lab, tmp_path_factory):
+    connections, known_hosts = faulty_lab
+    out = tmp_path_factory.mktemp("audit")
+    opts = CollectOptions(workers=20, timeout_s=2.0, known_hosts=known_hosts)
+    return run_audit(
+        lab_fabric, lab_policy, LOGIN, out / "snapshots", out / "reports", opts, connections=connections
+    )
+
+
+def test_every_fault_kind_is_found_with_the_right_rule(audit):
+    found = {(f.device, f.rule) for f in audit.findings}
+    for device, (_, rule) in FAULTS.items():
+        assert (device, rule) in found, (
+            f"{device}: expected {rule}, got {sorted(r for d, r in found if d == device)}"
+        )
+
+
+def test_healthy_devices_are_unaffected(audit):
+    named = {f.device for f in audit.findings}
+    assert not named & HEALTHY
+    assert named <= set(FAULTS)
+    for name in HEALTHY:
+        assert audit.collected[name].error is None
+    assert audit.collected["spine1"].durations["show_running-config"] >= 0.2
+
+
+def test_transport_faults_keep_the_rest_of_the_fabric(audit):
+    errors = {n: c.error[0] for n, c in audit.collected.items() if c.error}
+    assert errors == {"leaf-su2-r3": "auth", "leaf-su2-r4": "timeout", "gpu04": "unreachable"}
+    meta = json.loads((audit.snapshot / "meta.json").read_text())
+    assert meta["devices"]["gpu04"]["error"]["kind"] == "unreachable"
+    assert len(list((audit.snapshot / "gpu05").glob("*.txt"))) == 13
+
+
+def test_snapshot_and_reports_hold_no_secret(audit):
+    files = [p for p in audit.snapshot.rglob("*") if p.is_file()]
+    files += list(audit.reports.values())
+    assert files
+    for path in files:
+        assert PASSWORD not in path.read_text(errors="replace"), path
+
+
+def test_reports_are_written(audit):
+    data = json.loads(audit.reports["json"].read_text())
+    assert data["summary"]["devices_checked"] == 18
+    assert "| error |" in audit.reports["markdown"].read_text()
+
+
+def test_drift_between_two_audits(lab_fabric, lab_policy, tmp_path):
+    root = tmp_path / "snapshots"
+    with lab_server(lab_fabric, lab_policy, {}, LOGIN.username, PASSWORD) as server:
+        first, _ = collect(
+            lab_fabric, LOGIN, root / "lab" / "1", OPTS, Selection(role="leaf"), _conns(server)
+        )
+    faults = {"leaf-su2-r2": DeviceFaults(ecn=False), "leaf-su1-r4": DeviceFaults(mtu={"Ethernet1": 1500})}
+    with lab_server(lab_fabric, lab_policy, faults, LOGIN.username, PASSWORD) as server:
+        second, _ = collect(
+            lab_fabric, LOGIN, root / "lab" / "2", OPTS, Selection(role="leaf"), _conns(server)
+        )
+    changes = drift(snapshot_states(lab_fabric, first), snapshot_states(lab_fabric, second))
+    assert {(c.device, c.setting) for c in changes} == {
+        ("leaf-su1-r4", "Ethernet1.mtu"),
+        *{("leaf-su2-r2", f"Ethernet{p}.ecn") for p in (1, 2, 3, 4, 31, 32)},
+    }
+    mtu = next(c for c in changes if c.setting == "Ethernet1.mtu")
+    assert (mtu.before, mtu.after) == ("9214", "1500")
+
+
+def _conns(server) -> dict:
+    return {name: {"hostname": server.host, "port": port} for name, port in server.ports.items()}
+
+
+def test_cli_audit_twice_reports_drift_and_remediation(lab_fabric, lab_policy, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("NETCFG_USERNAME", LOGIN.username)
+    monkeypatch.setenv("NETCFG_PASSWORD", PASSWORD)
+    common = [
+        "--snapshots",
+        str(tmp_path / "s"),
+        "--reports",
+        str(tmp_path / "r"),
+        "--timeout",
+        "2",
+        "--format",
+        "json",
+        "--role",
+        "leaf",
+    ]
+    with lab_server(lab_fabric, lab_policy, {}, LOGIN.username, PASSWORD) as server:
+        conns, known = write_connection_files(server, tmp_path / "lab1")
+        assert (
+            main(["audit", str(LAB), "--connections", str(conns), "--known-hosts", str(known), *common]) == 0
+        )
+    capsys.readouterr()
+    faults = {"leaf-su1-r3": DeviceFaults(pfc_priority=4)}
+    with lab_server(lab_fabric, lab_policy, faults, LOGIN.username, PASSWORD) as server:
+        conns, known = write_connection_files(server, tmp_path / "lab2")
+        assert (
+            main(["audit", str(LAB), "--connections", str(conns), "--known-hosts", str(known), *common]) == 1
+        )
+    out = capsys.readouterr().out
+    report = json.loads(out)
+    assert report["summary"]["drift_changes"] == 6
+    assert {f["device"] for f in report["findings"] if f["severity"] == "error"} == {"leaf-su1-r3"}
+    assert [f["rule"] for f in report["findings"] if f["severity"] == "info"] == ["state.missing"]
+    snapshot = Path(report["summary"]["snapshot"])
+    assert main(["diff", str(LAB), "--snapshot", str(snapshot)]) == 1
+    diff = capsys.readouterr().out
+    assert "-   priority-flow-control priority 4 no-drop" in diff
+    assert "+   priority-flow-control priority 3 no-drop" in diff
+    assert "no priority-flow-control priority 4 no-drop" in diff
+    assert "1 switch(es) differ from intent" in diff
+
+
+def test_host_key_mismatch_is_refused(lab_fabric, lab_policy, tmp_path):
+    with lab_server(lab_fabric, lab_policy, {}, LOGIN.username, PASSWORD) as other:
+        _, wrong_keys = write_connection_files(other, tmp_path / "other")
+    with lab_server(lab_fabric, lab_policy, {}, LOGIN.username, PASSWORD) as server:
+        opts = CollectOptions(workers=4, timeout_s=2.0, known_hosts=wrong_keys)
+        _, found = collect(
+            lab_fabric, LOGIN, tmp_path / "snap", opts, Selection(device_glob="spine*"), _conns(server)
+        )
+    assert {f.error[0] for f in found.values() if f.error} == {"auth"}
+    assert all(f.outputs == {} for f in found.values())
