@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import fnmatch
 import random
+import re
+import shutil
 import socket
+import tempfile
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from netmiko import ConnectHandler
+import paramiko
+from netmiko import BaseConnection, ConnectHandler
 from netmiko.exceptions import NetmikoAuthenticationException, NetmikoTimeoutException, ReadTimeout
 from nornir.core import Nornir
 from nornir.core.inventory import Host
@@ -70,6 +74,26 @@ def _connect(host: Host, opts: CollectOptions) -> socket.socket:
     return sock
 
 
+def split_known_hosts(known_hosts: Path, hosts: list[Host], folder: Path) -> dict[str, Path]:
+    """One small known_hosts file per device.
+
+    netmiko has paramiko re-read the whole file on every connection: with a thousand devices that
+    parsing cost more CPU than the SSH sessions themselves. Keys are still checked before any password
+    is sent; a device missing from the file gets an empty one and is refused.
+    """
+    every = paramiko.HostKeys(str(known_hosts))
+    out = {}
+    for host in hosts:
+        name = host.hostname if host.port == 22 else f"[{host.hostname}]:{host.port}"
+        mine = paramiko.HostKeys()
+        for key_type, key in (every.lookup(name) or {}).items():
+            mine.add(name, key_type, key)
+        path = folder / f"{host.name}.known_hosts"
+        mine.save(str(path))
+        out[host.name] = path
+    return out
+
+
 def _netmiko_args(host: Host, sock: socket.socket, opts: CollectOptions) -> dict[str, Any]:
     args: dict[str, Any] = {
         "device_type": host.platform,
@@ -87,16 +111,35 @@ def _netmiko_args(host: Host, sock: socket.socket, opts: CollectOptions) -> dict
         "use_keys": False,
         "allow_agent": False,
     }
-    if opts.known_hosts is not None:
+    known = host.data.get("known_hosts_file")
+    if known is not None:
         args |= {
             "ssh_strict": True,
             "system_host_keys": False,
             "alt_host_keys": True,
-            "alt_key_file": str(opts.known_hosts),
+            "alt_key_file": str(known),
         }
     else:
         args |= {"ssh_strict": False, "system_host_keys": False}
     return args
+
+
+def prompt_pattern(base_prompt: str) -> str:
+    """The prompt at the very end of the output.
+
+    netmiko's default waits for the bare hostname anywhere in what it has read, so any output holding
+    the hostname (a running config does) ends at the first 64 KiB read and the rest is lost.
+    """
+    return rf"{re.escape(base_prompt)}[^\n]*[#>$]\s*$"
+
+
+def send(conn: BaseConnection, command: str, timeout_s: float) -> str:
+    return conn.send_command(
+        command,
+        expect_string=prompt_pattern(conn.base_prompt),
+        auto_find_prompt=False,
+        read_timeout=timeout_s,
+    )
 
 
 def collect_device(task: Task, fabric: Fabric, writer: SnapshotWriter, opts: CollectOptions) -> Result:
@@ -119,11 +162,13 @@ def collect_device(task: Task, fabric: Fabric, writer: SnapshotWriter, opts: Col
     else:
         try:
             conn = ConnectHandler(**_netmiko_args(host, sock, opts))
-            for command in platform.commands(device):
+            for batch in platform.batches(device):
                 t = time.monotonic()
-                text = conn.send_command(command.cli, auto_find_prompt=False, read_timeout=opts.timeout_s)
-                found.outputs[command.file] = platform.mask_secrets(text)
-                found.durations[command.file] = round(time.monotonic() - t, 4)
+                text = send(conn, batch.cli, opts.timeout_s)
+                elapsed = round(time.monotonic() - t, 4)
+                for file, output in batch.split(text).items():
+                    found.outputs[file] = platform.mask_secrets(output)
+                    found.durations[file] = elapsed
         except NetmikoAuthenticationException:
             found.error = ("auth", f"login as {host.username!r} refused by {host.hostname}:{host.port}")
         except BadHostKeyException:
@@ -188,6 +233,11 @@ def collect(
     if selection is not None:
         nr = nr.filter(filter_func=selection.matches)
     writer = SnapshotWriter(target)
+    if opts.known_hosts is not None:
+        keys = Path(tempfile.mkdtemp(prefix=".known_hosts.", dir=target.parent))
+        per_host = split_known_hosts(opts.known_hosts, list(nr.inventory.hosts.values()), keys)
+        for name, path in per_host.items():
+            nr.inventory.hosts[name].data["known_hosts_file"] = path
     started = datetime.now(UTC)
     t0 = time.monotonic()
     try:
@@ -202,6 +252,9 @@ def collect(
     except BaseException:
         writer.abort()
         raise
+    finally:
+        if opts.known_hosts is not None:
+            shutil.rmtree(keys, ignore_errors=True)
     found = {name: _unwrap(name, multi) for name, multi in result.items()}
     meta = {
         "netcfg_version": __version__,

@@ -174,3 +174,50 @@ def test_host_key_mismatch_is_refused(lab_fabric, lab_policy, tmp_path):
         )
     assert {f.error[0] for f in found.values() if f.error} == {"auth"}
     assert all(f.outputs == {} for f in found.values())
+
+
+def test_output_larger_than_one_read_is_collected_whole(lab_fabric, lab_policy):
+    """A running config holding the hostname and longer than one 64 KiB read arrives complete."""
+    import socket
+
+    from netmiko import ConnectHandler
+
+    from netcfg.collect import send
+    from netcfg.lab.session import LabDevice
+    from netcfg.lab.sshserver import LabServer
+    from netcfg.platforms import get_platform
+
+    body = "".join(f"interface Ethernet{i}\n   description spine1:Ethernet{i}\n!\n" for i in range(1, 3000))
+    text = f"hostname spine1\n{body}end"
+    device = LabDevice("spine1", get_platform("eos").cli_profile, {"show running-config": text}.get)
+    with LabServer([device], username=LOGIN.username, password=PASSWORD) as server:
+        sock = socket.create_connection(("127.0.0.1", server.ports["spine1"]))
+        conn = ConnectHandler(
+            device_type="arista_eos",
+            host="127.0.0.1",
+            port=server.ports["spine1"],
+            sock=sock,
+            username=LOGIN.username,
+            password=PASSWORD,
+            fast_cli=True,
+            global_delay_factor=0.05,
+        )
+        try:
+            out = send(conn, "show running-config", 5)
+        finally:
+            conn.disconnect()
+    assert len(text) > 65536
+    assert out.strip().splitlines() == text.splitlines()
+
+
+def test_prompt_pattern_needs_the_prompt_at_the_end():
+    import re
+
+    from netcfg.collect import prompt_pattern
+
+    pattern = prompt_pattern("spine1")
+    assert (
+        re.search(pattern, "hostname spine1\ninterface Ethernet1\n   description spine1:Ethernet1\n") is None
+    )
+    assert re.search(pattern, "interface Ethernet1\n!\nend\nspine1#")
+    assert re.search(prompt_pattern("admin@gpu01:~"), "eth0: ok\nadmin@gpu01:~$ ")

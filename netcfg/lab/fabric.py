@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from pathlib import Path
 
 from netcfg.lab.devices import DeviceFaults
@@ -28,6 +30,27 @@ def transport_fault(faults: DeviceFaults | None) -> TransportFault:
     )
 
 
+def shell_responder(outputs: dict[str, str]) -> Callable[[str], str | None]:
+    """Answers single commands, and `;`-chained lines with `echo "..."` markers as a shell would."""
+
+    def respond(line: str) -> str | None:
+        if line in outputs:
+            return outputs[line]
+        parts = [p.strip() for p in line.split(";")]
+        if len(parts) < 2:
+            return None
+        out = []
+        for part in parts:
+            echo = re.fullmatch(r'echo "([^"]*)"', part)
+            reply = echo.group(1) + "\n" if echo else outputs.get(part)
+            if reply is None:
+                return None
+            out.append(reply if reply.endswith("\n") or not reply else reply + "\n")
+        return "".join(out)
+
+    return respond
+
+
 def lab_devices(fabric: Fabric, policy: Policy, faults: dict[str, DeviceFaults]) -> list[LabDevice]:
     devices = []
     for name, outputs in simulated_outputs(fabric, policy, faults).items():
@@ -36,7 +59,7 @@ def lab_devices(fabric: Fabric, policy: Policy, faults: dict[str, DeviceFaults])
             LabDevice(
                 name=name,
                 profile=platform.cli_profile,
-                responder=outputs.get,
+                responder=shell_responder(outputs),
                 fault=transport_fault(faults.get(name)),
             )
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar, Literal
@@ -16,6 +17,46 @@ class Command:
 
     cli: str
     file: str
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """Commands sent as one command line, each output preceded by a marker line, to save round trips.
+
+    A device answers `echo "=== CMD ==="; CMD; echo "=== CMD2 ==="; CMD2`; `split` gives each output
+    back under its own command's file, so snapshots and parsers see one file per command.
+    """
+
+    commands: tuple[Command, ...]
+
+    @property
+    def cli(self) -> str:
+        if len(self.commands) == 1:
+            return self.commands[0].cli
+        return "; ".join(f'echo "{MARKER.format(c.cli)}"; {c.cli}' for c in self.commands)
+
+    def split(self, text: str) -> dict[str, str]:
+        if len(self.commands) == 1:
+            return {self.commands[0].file: text}
+        by_cli = {c.cli: c.file for c in self.commands}
+        out: dict[str, str] = {}
+        current: str | None = None
+        lines: list[str] = []
+        for line in text.splitlines(keepends=True):
+            match = _MARKER_RE.fullmatch(line.rstrip("\r\n"))
+            if match and match.group(1) in by_cli:
+                if current is not None:
+                    out[current] = "".join(lines)
+                current, lines = by_cli[match.group(1)], []
+            elif current is not None:
+                lines.append(line)
+        if current is not None:
+            out[current] = "".join(lines)
+        return out
+
+
+MARKER = "=== {} ==="
+_MARKER_RE = re.compile(r"=== (.+) ===")
 
 
 class Platform(ABC):
@@ -36,6 +77,10 @@ class Platform(ABC):
     @abstractmethod
     def commands(self, device: Device) -> list[Command]:
         """Commands to collect from this device, in order."""
+
+    def batches(self, device: Device) -> list[Batch]:
+        """How the commands travel: one per command line unless the platform's shell can chain them."""
+        return [Batch((c,)) for c in self.commands(device)]
 
     @abstractmethod
     def render_config(self, state: DeviceState, device: Device) -> str:

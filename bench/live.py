@@ -1,0 +1,166 @@
+"""Live benchmark: the lab serves N devices from its own process; netcfg audits all of them over SSH.
+
+Prints devices/s for collection and for checks, CPU seconds of the collector and of the lab, and
+peak RSS; then runs again with 10 % of the devices given transport faults and verifies that every
+faulty device is named and no healthy device's output is lost. Not a test: run it with
+`make bench-live`. Target on 2 cores: >= 100 devices/s end to end (1,000 devices in <= 10 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import secrets
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+from netcfg.audit import run_audit
+from netcfg.collect import CollectOptions
+from netcfg.inventory import load_fabric
+from netcfg.nornir_inventory import Login, read_connections
+from netcfg.policy import load_policy
+
+FAULT_KINDS = ["unreachable", "auth_fail", "silent", "truncate", "garble"]
+EXPECTED_RULE = {
+    "unreachable": "collect.unreachable",
+    "auth_fail": "collect.auth",
+    "silent": "collect.timeout",
+    "truncate": "parse.unknown_output",
+    "garble": "parse.unknown_output",
+}
+
+
+def write_inventory(folder: Path, devices: int) -> Path:
+    """Lab proportions (per SU: 8 servers with 4 NICs, 4 rail leaves) plus 16 spines."""
+    sus = max(1, (devices - 16) // 12)
+    spec = {
+        "name": "bench",
+        "policy": "roce-lossless",
+        "topology": {
+            "scalable_units": sus,
+            "servers_per_su": 8,
+            "rails": 4,
+            "spine": {"count": 16, "leaf_first_port": 33},
+        },
+    }
+    path = folder / "fabric.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    return path
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def start_lab(inventory: Path, state: Path, login: Login, faults: Path | None) -> subprocess.Popen:
+    env = os.environ | {"NETCFG_USERNAME": login.username, "NETCFG_PASSWORD": login.password}
+    cmd = [sys.executable, "-m", "netcfg", "lab", "serve", str(inventory), "--state-dir", str(state)]
+    if faults is not None:
+        cmd += ["--faults", str(faults)]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not (state / "known_hosts").is_file():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit(f"lab did not start: {proc.stderr.read() if proc.stderr else ''}")
+        time.sleep(0.05)
+    return proc
+
+
+def run(
+    inventory: Path, tmp: Path, login: Login, workers: int, timeout: float, faults: dict[str, str]
+) -> bool:
+    fabric = load_fabric(inventory)
+    policy = load_policy(fabric.policy_ref)
+    faults_file = None
+    if faults:
+        faults_file = tmp / "faults.yaml"
+        faults_file.write_text(yaml.safe_dump({"devices": {n: {"transport": k} for n, k in faults.items()}}))
+    state = Path(tempfile.mkdtemp(prefix="lab-", dir=tmp))
+    lab = start_lab(inventory, state, login, faults_file)
+    try:
+        lab_cpu0 = cpu_seconds(lab.pid)
+        self0 = resource.getrusage(resource.RUSAGE_SELF)
+        opts = CollectOptions(workers=workers, timeout_s=timeout, known_hosts=state / "known_hosts")
+        t0 = time.perf_counter()
+        result = run_audit(
+            fabric,
+            policy,
+            login,
+            tmp / "snapshots",
+            tmp / "reports",
+            opts,
+            connections=read_connections(state / "connections.json"),
+        )
+        total = time.perf_counter() - t0
+        self1 = resource.getrusage(resource.RUSAGE_SELF)
+        lab_cpu = cpu_seconds(lab.pid) - lab_cpu0
+    finally:
+        lab.terminate()
+        lab.wait(10)
+    meta = json.loads((result.snapshot / "meta.json").read_text())
+    collect_s = meta["seconds"]
+    n = len(fabric.devices)
+    hosts = sum(1 for d in fabric.devices.values() if not d.is_switch)
+    label = f"with {len(faults)} transport faults (timeout {timeout:g} s)" if faults else "healthy"
+    print(f"\n{label}: {n} devices ({hosts} hosts, {n - hosts} switches), {workers} workers")
+    print(f"  collect  {collect_s:6.2f} s  {n / collect_s:7.1f} devices/s")
+    print(
+        f"  check    {total - collect_s:6.2f} s  {n / max(total - collect_s, 1e-9):7.1f} devices/s"
+        " (parse + checks + drift + reports)"
+    )
+    print(f"  total    {total:6.2f} s  {n / total:7.1f} devices/s end to end (target >= 100)")
+    print(
+        f"  CPU: collector {self1.ru_utime + self1.ru_stime - self0.ru_utime - self0.ru_stime:.2f} s, "
+        f"lab {lab_cpu:.2f} s"
+    )
+    print(f"  peak RSS collector {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+    named = {(f.device, f.rule) for f in result.findings}
+    ok = True
+    for device, kind in faults.items():
+        if (device, EXPECTED_RULE[kind]) not in named:
+            print(f"  MISSED: {device} ({kind}) not reported as {EXPECTED_RULE[kind]}")
+            ok = False
+    lost = [name for name, c in result.collected.items() if name not in faults and c.error]
+    stray = {d for d, _ in named} - set(faults) - {"(fabric)"}
+    print(
+        f"  faulty devices named: {sum(1 for d in faults if any(x == d for x, _ in named))}/{len(faults)}; "
+        f"healthy devices with errors: {len(lost)}; healthy devices with findings: {len(stray)}"
+    )
+    for f in [f for f in result.findings if f.device in stray][:5]:
+        print(
+            f"  stray: {f.device} {f.rule} {f.interface} expected {f.expected} actual {f.actual}: {f.message}"
+        )
+    return ok and not lost and not stray
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--devices", type=int, default=1000)
+    ap.add_argument("--workers", type=int, default=100)
+    ap.add_argument("--timeout", type=float, default=3.0, help="per-device timeout in the faulty run")
+    ap.add_argument("--fault-percent", type=float, default=10)
+    args = ap.parse_args()
+    login = Login("bench", secrets.token_urlsafe(12))
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        inventory = write_inventory(tmp, args.devices)
+        healthy = run(inventory, tmp, login, args.workers, 10.0, {})
+        names = sorted(load_fabric(inventory).devices)
+        rng = random.Random(7)
+        chosen = rng.sample(names, int(len(names) * args.fault_percent / 100))
+        faults = {name: FAULT_KINDS[i % len(FAULT_KINDS)] for i, name in enumerate(chosen)}
+        faulty = run(inventory, tmp, login, args.workers, args.timeout, faults)
+    return 0 if healthy and faulty else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
