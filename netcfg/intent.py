@@ -64,6 +64,8 @@ def _switch_intent(device: Device, fabric: Fabric, policy: Policy) -> DeviceStat
 def _host_intent(device: Device, fabric: Fabric, policy: Policy) -> DeviceState:
     state = DeviceState(name=device.name, platform=device.platform, facets=frozenset({"qos"}))
     lossless = policy.lossless_priorities
+    dscp_map = host_dscp_map(policy)
+    dcqcn = {**policy.host.dcqcn.model_dump(), "min_time_between_cnps": policy.host.min_time_between_cnps_us}
     for nic in device.nics:
         link = fabric.link_at(Endpoint(device.name, nic.netdev))
         state.interfaces[nic.netdev] = InterfaceState(
@@ -72,17 +74,14 @@ def _host_intent(device: Device, fabric: Fabric, policy: Policy) -> DeviceState:
             trust=policy.trust,
             pfc_enabled=True,
             no_drop_priorities=lossless,
-            dscp_map=host_dscp_map(policy),
+            dscp_map=dict(dscp_map),
             roce_mode=policy.host.roce_mode,
             roce_tos=policy.roce_tos,
             ecn_np_priorities=lossless,
             ecn_rp_priorities=lossless,
             cnp_dscp=policy.cnp.dscp,
             cnp_priority=policy.cnp.priority,
-            dcqcn={
-                **policy.host.dcqcn.model_dump(),
-                "min_time_between_cnps": policy.host.min_time_between_cnps_us,
-            },
+            dcqcn=dict(dcqcn),
             cable_m=round(link.cable_m) if link else None,
         )
     return state

@@ -7,9 +7,13 @@ neighbors` once per host.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import re
 import shlex
 import zlib
+from functools import lru_cache
+from types import SimpleNamespace
 from typing import Any, ClassVar
 
 from netcfg.intent import DSCP_VALUES
@@ -23,6 +27,8 @@ NP_KEYS = ("cnp_dscp", "cnp_802p_prio", "min_time_between_cnps")
 NP_DCQCN = ("min_time_between_cnps",)
 LLDP = Command("lldpcli show neighbors", "lldpcli_show_neighbors")
 PRIORITIES = range(8)
+# ConnectX firmware default: DSCP d on priority d >> 3 until mlnx_qos --dscp2prio changes it.
+FIRMWARE_DSCP_MAP = {d: d >> 3 for d in DSCP_VALUES}
 
 
 def _mlnx_qos(nic: Nic) -> Command:
@@ -78,24 +84,23 @@ class ConnectX(Platform):
         nics = []
         for nic in device.nics:
             port = state.interfaces.get(nic.netdev, InterfaceState(name=nic.netdev))
-            default = {d: d >> 3 for d in DSCP_VALUES}
-            overrides = sorted((d, p) for d, p in (port.dscp_map or {}).items() if default.get(d) != p)
+            overrides = sorted((d, p) for d, p in (port.dscp_map or {}).items() if d >> 3 != p)
             nics.append(
-                {
-                    "netdev": nic.netdev,
-                    "rdma": nic.rdma_device,
-                    "rail": nic.rail,
-                    "mtu": port.mtu,
-                    "qos": _mlnx_qos_options(port),
-                    "dscp2prio": overrides,
-                    "np": _prio_list(port.ecn_np_priorities),
-                    "rp": _prio_list(port.ecn_rp_priorities),
-                    "np_values": _params(_np_values(port)),
-                    "rp_values": _params(sorted((k, v) for k, v in port.dcqcn.items() if k not in NP_DCQCN)),
-                    "cm_values": _params(
+                SimpleNamespace(
+                    netdev=nic.netdev,
+                    rdma=nic.rdma_device,
+                    rail=nic.rail,
+                    mtu=port.mtu,
+                    qos=_mlnx_qos_options(port),
+                    dscp2prio=overrides,
+                    np=_prio_list(port.ecn_np_priorities),
+                    rp=_prio_list(port.ecn_rp_priorities),
+                    np_values=_params(_np_values(port)),
+                    rp_values=_params(sorted((k, v) for k, v in port.dcqcn.items() if k not in NP_DCQCN)),
+                    cm_values=_params(
                         [("default_roce_mode", port.roce_mode), ("default_roce_tos", port.roce_tos)]
                     ),
-                }
+                )
             )
         return template("connectx/host.sh.j2").render(name=state.name, nics=nics)
 
@@ -141,30 +146,16 @@ class ConnectX(Platform):
 
     def parse_config(self, text: str, device: Device) -> DeviceState:
         state = DeviceState(name=device.name, platform=self.name, facets=frozenset({"qos"}))
-        data = ttp_parse(self.name, "host_script", text)
-        if not data:
-            state.unparsed["host script"] = "no mlnx_qos, set_ecn or set_params line found"
+        shapes, unparsed = _script_ports(_generic_script(text, device), len(device.nics))
+        if "host script" in unparsed:
+            state.unparsed = dict(unparsed)
             return state
-        ports = {nic.netdev: state.interface(nic.netdev) for nic in device.nics}
-        by_rdma = {nic.rdma_device: ports[nic.netdev] for nic in device.nics}
-        for port in ports.values():
-            port.dscp_map = {d: d >> 3 for d in DSCP_VALUES}
-        for kind in ("mtu", "qos", "ecn"):
-            for row in _as_list(data.get(kind)):
-                port = ports.get(row.get("dev"))
-                if port is None:
-                    continue
-                try:
-                    _apply_script_line(port, kind, row)
-                except ValueError as exc:
-                    state.unparsed[f"{kind} line of {port.name}"] = str(exc)
-        for row in _as_list(data.get("params")):
-            for pair in shlex.split(row["params"]):
-                key, _, value = pair.partition("=")
-                _apply_value(ports, by_rdma, f"{row['path']}/{key}", value)
-        # Single `set_value` lines are hand edits on top of the generated groups: applied last.
-        for row in _as_list(data.get("values")):
-            _apply_value(ports, by_rdma, row["path"], str(row["value"]))
+        for i, nic in enumerate(device.nics):
+            shape = shapes[i]
+            state.interfaces[nic.netdev] = dataclasses.replace(
+                shape, name=nic.netdev, ecn=dict(shape.ecn), dcqcn=dict(shape.dcqcn)
+            )
+        state.unparsed = {key.format(*(n.netdev for n in device.nics)): why for key, why in unparsed.items()}
         return state
 
     def parse_outputs(self, outputs: dict[str, str], device: Device) -> DeviceState:
@@ -219,6 +210,60 @@ class ConnectX(Platform):
         return text
 
 
+_COMMENT = re.compile(r"^\s*#.*\n?", re.M)
+
+
+def _generic_script(text: str, device: Device) -> str:
+    """The script with comments dropped and NIC names replaced by placeholders.
+
+    Every server of a fabric runs the same script but for its NIC names, so this text repeats across
+    thousands of hosts and `_parse_script` parses it once.
+    """
+    names = {nic.netdev: f"@netdev{i}" for i, nic in enumerate(device.nics)}
+    names |= {nic.rdma_device: f"@rdma{i}" for i, nic in enumerate(device.nics)}
+    text = _COMMENT.sub("", text)
+    if not names:
+        return text
+    return _names_pattern(tuple(names)).sub(lambda m: names[m.group(1)], text)
+
+
+@lru_cache(maxsize=64)
+def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    alternatives = "|".join(map(re.escape, sorted(names, key=len, reverse=True)))
+    return re.compile(r"(?<![\w.@-])(" + alternatives + r")(?![\w.-])")
+
+
+@lru_cache(maxsize=256)
+def _script_ports(text: str, nics: int) -> tuple[list[InterfaceState], dict[str, str]]:
+    """NIC settings of a generic host script, NIC i as `@netdev{i}`; unparsed keys use `{i}` for names."""
+    ports = {f"@netdev{i}": InterfaceState(name=f"{{{i}}}") for i in range(nics)}
+    unparsed: dict[str, str] = {}
+    data = ttp_parse(ConnectX.name, "host_script", text)
+    if not data:
+        return [], {"host script": "no mlnx_qos, set_ecn or set_params line found"}
+    by_rdma = {f"@rdma{i}": ports[f"@netdev{i}"] for i in range(nics)}
+    for port in ports.values():
+        # One shared default table; an override replaces it with a copy (never mutate it in place).
+        port.dscp_map = FIRMWARE_DSCP_MAP
+    for kind in ("mtu", "qos", "ecn"):
+        for row in _as_list(data.get(kind)):
+            port = ports.get(row.get("dev"))
+            if port is None:
+                continue
+            try:
+                _apply_script_line(port, kind, row)
+            except ValueError as exc:
+                unparsed[f"{kind} line of {port.name}"] = str(exc)
+    for row in _as_list(data.get("params")):
+        for pair in _tokens(row["params"]):
+            key, _, value = pair.partition("=")
+            _apply_value(ports, by_rdma, f"{row['path']}/{key}", value)
+    # Single `set_value` lines are hand edits on top of the generated groups: applied last.
+    for row in _as_list(data.get("values")):
+        _apply_value(ports, by_rdma, row["path"], str(row["value"]))
+    return list(ports.values()), unparsed
+
+
 def _as_list(value: Any) -> list[dict]:
     if value is None:
         return []
@@ -260,7 +305,18 @@ def _apply_script_line(port: InterfaceState, kind: str, row: dict) -> None:
                 action, dscp, prio = value.split(",")
                 if action != "set" or port.dscp_map is None:
                     raise ValueError(f"unsupported --dscp2prio {value!r}: expected set,DSCP,PRIO")
-                port.dscp_map[int(dscp)] = int(prio)
+                port.dscp_map = {**port.dscp_map, int(dscp): int(prio)}
+
+
+_TOKEN = re.compile(r"'([^']*)'|\"([^\"]*)\"|(\S+)")
+
+
+def _tokens(text: str) -> list[str]:
+    """Shell words as `shlex.quote` writes them (single quotes) or a person might (double quotes).
+
+    shlex.split would do, but cost most of a host's parse time at fabric scale.
+    """
+    return ["".join(groups) for groups in _TOKEN.findall(text)]
 
 
 def _params(pairs: list[tuple[str, object]]) -> str:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import zlib
 from collections import Counter
+from functools import lru_cache
+from types import SimpleNamespace
 from typing import Any, ClassVar
 
 from netcfg.lab.session import CliProfile
@@ -43,27 +46,44 @@ def _threshold(value: int) -> str:
     return f"{value} bytes"
 
 
-def _qos_lines(port: InterfaceState) -> list[str]:
+def _qos_lines(port: InterfaceState) -> tuple[str, ...]:
     """Config lines for the QoS of one port, in the order EOS shows them."""
+    ecn = tuple(sorted(port.ecn.items()))
+    return _qos_lines_for(
+        port.trust, port.pfc_enabled, port.no_drop_priorities, port.watchdog, ecn, port.strict_queues
+    )
+
+
+@lru_cache(maxsize=1024)
+def _qos_lines_for(
+    trust: str | None,
+    pfc_enabled: bool | None,
+    no_drop: frozenset[int] | None,
+    watchdog: bool | None,
+    ecn_items: tuple[tuple[int, EcnSetting], ...],
+    strict_queues: frozenset[int],
+) -> tuple[str, ...]:
+    # Fabric ports share a handful of QoS settings: build each set of lines once.
+    ecn = dict(ecn_items)
     lines = []
-    if port.trust is not None:
-        lines.append("no qos trust" if port.trust == "none" else f"qos trust {port.trust}")
-    if port.pfc_enabled is not None:
-        lines.append("priority-flow-control on" if port.pfc_enabled else "no priority-flow-control")
-    lines += [f"priority-flow-control priority {p} no-drop" for p in sorted(port.no_drop_priorities or ())]
-    if port.watchdog:
+    if trust is not None:
+        lines.append("no qos trust" if trust == "none" else f"qos trust {trust}")
+    if pfc_enabled is not None:
+        lines.append("priority-flow-control on" if pfc_enabled else "no priority-flow-control")
+    lines += [f"priority-flow-control priority {p} no-drop" for p in sorted(no_drop or ())]
+    if watchdog:
         lines.append("priority-flow-control pause watchdog")
-    for queue in sorted(set(port.ecn) | set(port.strict_queues)):
+    for queue in sorted(set(ecn) | set(strict_queues)):
         lines += ["!", f"tx-queue {queue}"]
-        if queue in port.strict_queues:
+        if queue in strict_queues:
             lines.append("   priority strict")
-        if queue in port.ecn:
-            e = port.ecn[queue]
+        if queue in ecn:
+            e = ecn[queue]
             lines.append(
                 f"   random-detect ecn minimum-threshold {_threshold(e.min_bytes)} "
                 f"maximum-threshold {_threshold(e.max_bytes)} max-mark-probability {e.probability}"
             )
-    return lines
+    return tuple(lines)
 
 
 def _mac(name: str) -> str:
@@ -96,20 +116,21 @@ class Eos(Platform):
     # --- render ---------------------------------------------------------------------------------
 
     def render_config(self, state: DeviceState, device: Device) -> str:
-        qos = {name: tuple(_qos_lines(port)) for name, port in state.interfaces.items()}
+        qos = {name: _qos_lines(port) for name, port in state.interfaces.items()}
         common = Counter(q for q in qos.values() if q).most_common(1)
         profile_lines = common[0][0] if common else ()
         interfaces = []
         for name, port in state.interfaces.items():
             shared = bool(profile_lines) and qos[name] == profile_lines
+            # Namespaces, not dicts: Jinja resolves `i.name` by attribute first, and a miss is slow.
             interfaces.append(
-                {
-                    "name": name,
-                    "description": port.description,
-                    "mtu": port.mtu,
-                    "profile": PROFILE if shared else None,
-                    "lines": () if shared else qos[name],
-                }
+                SimpleNamespace(
+                    name=name,
+                    description=port.description,
+                    mtu=port.mtu,
+                    profile=PROFILE if shared else None,
+                    lines=() if shared else qos[name],
+                )
             )
         by_tc: dict[int, list[int]] = {}
         for dscp, tc in sorted(state.dscp_map.items()):
@@ -125,7 +146,7 @@ class Eos(Platform):
             }
         return template("eos/config.j2").render(
             name=state.name,
-            profiles=[{"name": PROFILE, "lines": profile_lines}] if profile_lines else [],
+            profiles=[SimpleNamespace(name=PROFILE, lines=profile_lines)] if profile_lines else [],
             interfaces=interfaces,
             dscp_maps=[(tc, " ".join(map(str, ds))) for tc, ds in sorted(by_tc.items())],
             watchdog=watchdog,
@@ -161,16 +182,22 @@ class Eos(Platform):
         if "interface " not in text and "qos " not in text:
             state.unparsed["running-config"] = "no interface or qos section found"
             return state
-        data = ttp_parse(self.name, "running_config", text)
+        rest, interfaces = split_interfaces(text)
+        # Outside its interfaces a switch's config differs from its peers' only by its own name.
+        data = _global_sections(rest.replace(device.name, "@device"))
         profiles = {p.get("name"): p for p in _as_list(data.get("profiles"))}
-        for block in _as_list(data.get("interfaces")):
-            port = state.interface(block["name"])
-            port.description = block.get("description")
-            port.mtu = block.get("mtu")
-            profile = profiles.get(block.get("profile"), {})
-            # Interface lines override the profile, as on the device.
-            _apply_qos(port, profile)
-            _apply_qos(port, block)
+        resolved: dict[str, InterfaceState] = {}
+        for name, description, body in interfaces:
+            shape = resolved.get(body)
+            if shape is None:
+                block = _interface_body(body)
+                shape = resolved[body] = InterfaceState(name="", mtu=block.get("mtu"))
+                # Interface lines override the profile, as on the device.
+                _apply_qos(shape, profiles.get(block.get("profile"), {}))
+                _apply_qos(shape, block)
+            state.interfaces[name] = dataclasses.replace(
+                shape, name=name, description=description, ecn=dict(shape.ecn)
+            )
         for entry in _as_list(data.get("dscp_maps")):
             for dscp in str(entry.get("dscps", "")).split():
                 if dscp.isdigit():
@@ -219,6 +246,47 @@ class Eos(Platform):
         for pattern, repl in _SECRETS:
             text = pattern.sub(repl, text)
         return text
+
+
+def split_interfaces(text: str) -> tuple[str, list[tuple[str, str | None, str]]]:
+    """The config without its `interface` blocks, and each block as (name, description, body).
+
+    Fabric switches repeat one interface body hundreds of times with only the name and description
+    changing: parsing each distinct body once (below) keeps TTP off the hot path at 32k-GPU scale.
+    """
+    rest: list[str] = []
+    blocks: list[tuple[str, str | None, str]] = []
+    current: list[str] | None = None
+    name, description = "", None
+    for line in text.splitlines():
+        if line.startswith("interface ") and len(line.split()) == 2:
+            if current is not None:
+                blocks.append((name, description, "".join(current)))
+            name, description, current = line.split()[1], None, []
+        elif current is not None and line[:1] in (" ", ""):
+            if line.startswith("   description ") and description is None:
+                description = line[len("   description ") :]
+            else:
+                current.append(line + "\n")
+        else:
+            if current is not None:
+                blocks.append((name, description, "".join(current)))
+                current = None
+            rest.append(line + "\n")
+    if current is not None:
+        blocks.append((name, description, "".join(current)))
+    return "".join(rest), blocks
+
+
+@lru_cache(maxsize=256)
+def _global_sections(text: str) -> dict:
+    return ttp_parse(Eos.name, "running_config", text)
+
+
+@lru_cache(maxsize=4096)
+def _interface_body(body: str) -> dict:
+    parsed = _as_list(ttp_parse(Eos.name, "running_config", f"interface _\n{body}!\n").get("interfaces"))
+    return parsed[0] if parsed else {}
 
 
 def _as_list(value: Any) -> list[dict]:
