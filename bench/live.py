@@ -61,6 +61,13 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _own_and_pool_cpu() -> float:
+    """CPU of this process and its reaped children: the collector processes (the lab is reaped later)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def start_lab(inventory: Path, state: Path, login: Login, faults: Path | None) -> subprocess.Popen:
     env = os.environ | {"NETCFG_USERNAME": login.username, "NETCFG_PASSWORD": login.password}
     cmd = [sys.executable, "-m", "netcfg", "lab", "serve", str(inventory), "--state-dir", str(state)]
@@ -76,7 +83,13 @@ def start_lab(inventory: Path, state: Path, login: Login, faults: Path | None) -
 
 
 def run(
-    inventory: Path, tmp: Path, login: Login, workers: int, timeout: float, faults: dict[str, str]
+    inventory: Path,
+    tmp: Path,
+    login: Login,
+    workers: int,
+    processes: int,
+    timeout: float,
+    faults: dict[str, str],
 ) -> bool:
     fabric = load_fabric(inventory)
     policy = load_policy(fabric.policy_ref)
@@ -88,8 +101,10 @@ def run(
     lab = start_lab(inventory, state, login, faults_file)
     try:
         lab_cpu0 = cpu_seconds(lab.pid)
-        self0 = resource.getrusage(resource.RUSAGE_SELF)
-        opts = CollectOptions(workers=workers, timeout_s=timeout, known_hosts=state / "known_hosts")
+        self0 = _own_and_pool_cpu()
+        opts = CollectOptions(
+            workers=workers, processes=processes, timeout_s=timeout, known_hosts=state / "known_hosts"
+        )
         t0 = time.perf_counter()
         result = run_audit(
             fabric,
@@ -101,7 +116,7 @@ def run(
             connections=read_connections(state / "connections.json"),
         )
         total = time.perf_counter() - t0
-        self1 = resource.getrusage(resource.RUSAGE_SELF)
+        self1 = _own_and_pool_cpu()
         lab_cpu = cpu_seconds(lab.pid) - lab_cpu0
     finally:
         lab.terminate()
@@ -111,7 +126,7 @@ def run(
     n = len(fabric.devices)
     hosts = sum(1 for d in fabric.devices.values() if not d.is_switch)
     label = f"with {len(faults)} transport faults (timeout {timeout:g} s)" if faults else "healthy"
-    print(f"\n{label}: {n} devices ({hosts} hosts, {n - hosts} switches), {workers} workers")
+    print(f"\n{label}: {n} devices ({hosts} hosts, {n - hosts} switches), {processes} x {workers} workers")
     print(f"  collect  {collect_s:6.2f} s  {n / collect_s:7.1f} devices/s")
     print(
         f"  check    {total - collect_s:6.2f} s  {n / max(total - collect_s, 1e-9):7.1f} devices/s"
@@ -145,7 +160,8 @@ def run(
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--devices", type=int, default=1000)
-    ap.add_argument("--workers", type=int, default=100)
+    ap.add_argument("--workers", type=int, default=25, help="Nornir workers per collector process")
+    ap.add_argument("--processes", type=int, default=2, help="collector processes")
     ap.add_argument("--timeout", type=float, default=3.0, help="per-device timeout in the faulty run")
     ap.add_argument("--fault-percent", type=float, default=10)
     args = ap.parse_args()
@@ -153,12 +169,12 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         inventory = write_inventory(tmp, args.devices)
-        healthy = run(inventory, tmp, login, args.workers, 10.0, {})
+        healthy = run(inventory, tmp, login, args.workers, args.processes, 10.0, {})
         names = sorted(load_fabric(inventory).devices)
         rng = random.Random(7)
         chosen = rng.sample(names, int(len(names) * args.fault_percent / 100))
         faults = {name: FAULT_KINDS[i % len(FAULT_KINDS)] for i, name in enumerate(chosen)}
-        faulty = run(inventory, tmp, login, args.workers, args.timeout, faults)
+        faulty = run(inventory, tmp, login, args.workers, args.processes, args.timeout, faults)
     return 0 if healthy and faulty else 1
 
 

@@ -163,6 +163,7 @@ def _collect_options(args: argparse.Namespace) -> CollectOptions:
             )
     return CollectOptions(
         workers=args.workers,
+        processes=args.processes,
         timeout_s=args.timeout,
         jitter_s=args.jitter,
         known_hosts=known_hosts,
@@ -397,7 +398,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def add_collect_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--workers", type=int, default=50, help="devices collected at once (default 50)")
+    p.add_argument(
+        "--workers", type=int, default=50, help="devices collected at once per process (default 50)"
+    )
+    p.add_argument("--processes", type=int, default=1, help="collector processes (about one core each)")
     p.add_argument("--timeout", type=float, default=10.0, help="per-device connect/command timeout, s")
     p.add_argument("--jitter", type=float, default=0.0, help="random start delay per device, up to S seconds")
     p.add_argument("--known-hosts", default="~/.ssh/known_hosts", help="known_hosts file for host-key checks")

@@ -8,6 +8,7 @@ before failing is kept.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import random
 import re
@@ -15,8 +16,11 @@ import shutil
 import socket
 import tempfile
 import time
+from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +43,7 @@ from netcfg.snapshot import SnapshotWriter
 @dataclass(frozen=True, slots=True)
 class CollectOptions:
     workers: int = 50
+    processes: int = 1
     timeout_s: float = 10.0
     jitter_s: float = 0.0
     known_hosts: Path | None = None
@@ -196,7 +201,7 @@ def collect_device(task: Task, fabric: Fabric, writer: SnapshotWriter, opts: Col
     return Result(host=host, result=found, failed=found.error is not None)
 
 
-def _progress(total: int) -> Any:
+def _progress() -> Any:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     return Progress(
@@ -220,6 +225,58 @@ class _ProgressProcessor:
         self.progress.advance(self.task_id)
 
 
+def _nornir(
+    fabric: Fabric,
+    login: Login,
+    connections: dict[str, dict] | None,
+    workers: int,
+    names: Iterable[str] | None,
+) -> Nornir:
+    nr = Nornir(inventory=nornir_inventory(fabric, login, connections), runner=ThreadedRunner(workers))
+    if names is not None:
+        wanted = set(names)
+        nr = nr.filter(filter_func=lambda host: host.name in wanted)
+    return nr
+
+
+def _run(
+    nr: Nornir, fabric: Fabric, writer: SnapshotWriter, opts: CollectOptions, keys: dict[str, Path]
+) -> dict:
+    for name, path in keys.items():
+        if name in nr.inventory.hosts:
+            nr.inventory.hosts[name].data["known_hosts_file"] = path
+    if opts.progress:
+        with _progress() as bar:
+            task_id = bar.add_task("collect", total=len(nr.inventory.hosts))
+            nr = nr.with_processors([_ProgressProcessor(bar, task_id)])
+            result = nr.run(task=collect_device, fabric=fabric, writer=writer, opts=opts, on_failed=True)
+    else:
+        result = nr.run(task=collect_device, fabric=fabric, writer=writer, opts=opts, on_failed=True)
+    return {name: _unwrap(name, multi) for name, multi in result.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class _Shard:
+    """What a collector process needs; it loads the fabric itself rather than receive it pickled."""
+
+    inventory: str
+    login: Login
+    connections: dict[str, dict] | None
+    opts: CollectOptions
+    names: list[str]
+    target: Path
+    tmp: Path
+    keys: dict[str, Path]
+
+
+def _collect_shard(shard: _Shard) -> dict[str, DeviceCollection]:
+    from netcfg.inventory import load_fabric
+
+    fabric = load_fabric(Path(shard.inventory))
+    nr = _nornir(fabric, shard.login, shard.connections, shard.opts.workers, shard.names)
+    return _run(nr, fabric, SnapshotWriter(shard.target, shard.tmp), shard.opts, shard.keys)
+
+
 def collect(
     fabric: Fabric,
     login: Login,
@@ -228,34 +285,49 @@ def collect(
     selection: Selection | None = None,
     connections: dict[str, dict] | None = None,
 ) -> tuple[Path, dict[str, DeviceCollection]]:
-    """Collect the selected devices into a snapshot at `target` (written atomically)."""
-    nr = Nornir(inventory=nornir_inventory(fabric, login, connections), runner=ThreadedRunner(opts.workers))
+    """Collect the selected devices into a snapshot at `target` (written atomically).
+
+    With `opts.processes` > 1 the devices are split over that many processes, each with its own
+    Nornir runner: one Python process tops out at about one core of SSH work.
+    """
+    nr = _nornir(fabric, login, connections, opts.workers, None)
     if selection is not None:
         nr = nr.filter(filter_func=selection.matches)
+    names = sorted(nr.inventory.hosts)
     writer = SnapshotWriter(target)
-    if opts.known_hosts is not None:
-        keys = Path(tempfile.mkdtemp(prefix=".known_hosts.", dir=target.parent))
-        per_host = split_known_hosts(opts.known_hosts, list(nr.inventory.hosts.values()), keys)
-        for name, path in per_host.items():
-            nr.inventory.hosts[name].data["known_hosts_file"] = path
+    keys_dir = Path(tempfile.mkdtemp(prefix=".known_hosts.", dir=target.parent))
     started = datetime.now(UTC)
     t0 = time.monotonic()
     try:
-        if opts.progress:
-            with _progress(len(nr.inventory.hosts)) as bar:
-                task_id = bar.add_task("collect", total=len(nr.inventory.hosts))
-                result = nr.with_processors([_ProgressProcessor(bar, task_id)]).run(
-                    task=collect_device, fabric=fabric, writer=writer, opts=opts, on_failed=True
+        keys = {}
+        if opts.known_hosts is not None:
+            keys = split_known_hosts(opts.known_hosts, list(nr.inventory.hosts.values()), keys_dir)
+        if opts.processes > 1 and len(names) > opts.processes:
+            shard_opts = dataclasses.replace(opts, progress=False)
+            shards = [
+                _Shard(
+                    fabric.source,
+                    login,
+                    connections,
+                    shard_opts,
+                    names[i :: opts.processes],
+                    target,
+                    writer.tmp,
+                    keys,
                 )
+                for i in range(opts.processes)
+            ]
+            found: dict[str, DeviceCollection] = {}
+            with ProcessPoolExecutor(opts.processes, mp_context=get_context("spawn")) as pool:
+                for part in pool.map(_collect_shard, shards):
+                    found |= part
         else:
-            result = nr.run(task=collect_device, fabric=fabric, writer=writer, opts=opts, on_failed=True)
+            found = _run(nr, fabric, writer, opts, keys)
     except BaseException:
         writer.abort()
         raise
     finally:
-        if opts.known_hosts is not None:
-            shutil.rmtree(keys, ignore_errors=True)
-    found = {name: _unwrap(name, multi) for name, multi in result.items()}
+        shutil.rmtree(keys_dir, ignore_errors=True)
     meta = {
         "netcfg_version": __version__,
         "fabric": fabric.name,

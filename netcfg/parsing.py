@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from ttp import ttp
@@ -29,8 +29,13 @@ def template_text(platform: str, name: str) -> str:
     return text
 
 
+@lru_cache(maxsize=1024)
 def ttp_parse(platform: str, name: str, data: str) -> dict[str, Any]:
-    """Parse `data` with a platform's TTP template; returns the first result dict ({} if none)."""
+    """Parse `data` with a platform's TTP template; returns the first result dict ({} if none).
+
+    Results are cached by text, because fabrics repeat identical outputs (every NIC's `mlnx_qos`,
+    every leaf's `show version`): callers must treat them as read-only.
+    """
     cache_ = _local.__dict__.setdefault("parsers", {})
     parser = cache_.get((platform, name))
     if parser is None:

@@ -25,10 +25,11 @@ def read_device_outputs(folder: Path) -> dict[str, str]:
 class SnapshotWriter:
     """Collects device outputs into a temporary sibling folder, then renames it into place."""
 
-    def __init__(self, target: Path) -> None:
+    def __init__(self, target: Path, tmp: Path | None = None) -> None:
+        """`tmp` joins a writer another process started (collection sharded over processes)."""
         self.target = target
         target.parent.mkdir(parents=True, exist_ok=True)
-        self.tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+        self.tmp = tmp or Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
 
     def write_device(self, device: str, outputs: dict[str, str]) -> None:
         folder = self.tmp / device

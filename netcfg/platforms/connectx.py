@@ -146,7 +146,7 @@ class ConnectX(Platform):
 
     def parse_config(self, text: str, device: Device) -> DeviceState:
         state = DeviceState(name=device.name, platform=self.name, facets=frozenset({"qos"}))
-        shapes, unparsed = _script_ports(_generic_script(text, device), len(device.nics))
+        shapes, unparsed = _script_ports(_generic_text(text, device), len(device.nics))
         if "host script" in unparsed:
             state.unparsed = dict(unparsed)
             return state
@@ -162,13 +162,16 @@ class ConnectX(Platform):
         state = DeviceState(
             name=device.name, platform=self.name, facets=frozenset({"qos", "version", "lldp"})
         )
-        ports = {nic.netdev: state.interface(nic.netdev) for nic in device.nics}
-        by_rdma = {nic.rdma_device: ports[nic.netdev] for nic in device.nics}
-        for nic in device.nics:
-            port = ports[nic.netdev]
+        # Keyed by the placeholders _generic_text puts in place of NIC names, so that the dumps of
+        # thousands of servers are the same text and parse once.
+        ports = {f"@netdev{i}": state.interface(nic.netdev) for i, nic in enumerate(device.nics)}
+        by_rdma = {f"@rdma{i}": ports[f"@netdev{i}"] for i in range(len(device.nics))}
+        for i, nic in enumerate(device.nics):
+            port = ports[f"@netdev{i}"]
             self._read_mlnx_qos(state, port, _mlnx_qos(nic), outputs)
             dump = outputs.get(_sysfs(nic).file)
-            values = _as_list(ttp_parse(self.name, "sysfs_dump", dump or "").get("values"))
+            generic = _generic_text(dump or "", device)
+            values = _as_list(ttp_parse(self.name, "sysfs_dump", generic).get("values"))
             if not values:
                 state.unparsed[_sysfs(nic).cli] = (
                     "no path:value lines" if dump is not None else "output missing"
@@ -213,11 +216,11 @@ class ConnectX(Platform):
 _COMMENT = re.compile(r"^\s*#.*\n?", re.M)
 
 
-def _generic_script(text: str, device: Device) -> str:
-    """The script with comments dropped and NIC names replaced by placeholders.
+def _generic_text(text: str, device: Device) -> str:
+    """The text with comments dropped and NIC names replaced by placeholders (`@netdev0`, `@rdma0`).
 
-    Every server of a fabric runs the same script but for its NIC names, so this text repeats across
-    thousands of hosts and `_parse_script` parses it once.
+    Every server of a fabric runs the same script and prints the same sysfs values but for its NIC
+    names, so the generic text repeats across thousands of hosts and parses once.
     """
     names = {nic.netdev: f"@netdev{i}" for i, nic in enumerate(device.nics)}
     names |= {nic.rdma_device: f"@rdma{i}" for i, nic in enumerate(device.nics)}

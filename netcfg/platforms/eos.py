@@ -184,7 +184,7 @@ class Eos(Platform):
             return state
         rest, interfaces = split_interfaces(text)
         # Outside its interfaces a switch's config differs from its peers' only by its own name.
-        data = _global_sections(rest.replace(device.name, "@device"))
+        data = ttp_parse(self.name, "running_config", rest.replace(device.name, "@device"))
         profiles = {p.get("name"): p for p in _as_list(data.get("profiles"))}
         resolved: dict[str, InterfaceState] = {}
         for name, description, body in interfaces:
@@ -278,12 +278,6 @@ def split_interfaces(text: str) -> tuple[str, list[tuple[str, str | None, str]]]
     return "".join(rest), blocks
 
 
-@lru_cache(maxsize=256)
-def _global_sections(text: str) -> dict:
-    return ttp_parse(Eos.name, "running_config", text)
-
-
-@lru_cache(maxsize=4096)
 def _interface_body(body: str) -> dict:
     parsed = _as_list(ttp_parse(Eos.name, "running_config", f"interface _\n{body}!\n").get("interfaces"))
     return parsed[0] if parsed else {}
