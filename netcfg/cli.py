@@ -6,13 +6,12 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
 from netcfg import __version__
-from netcfg.audit import AuditResult, run_audit
 from netcfg.checks import RULES, Finding, Severity, run_checks
-from netcfg.collect import CollectOptions, Selection, collect
 from netcfg.drift import Change, drift
 from netcfg.errors import InputError
 from netcfg.explain import explain_headroom
@@ -26,6 +25,11 @@ from netcfg.render import render_fabric, write_rendered
 from netcfg.report import FORMATS, Report
 from netcfg.report.table import print_table
 from netcfg.sources import config_states, intent_states, snapshot_states
+
+if TYPE_CHECKING:
+    # SSH collection pulls in netmiko and paramiko: imported by the commands that collect.
+    from netcfg.audit import AuditResult
+    from netcfg.collect import CollectOptions, Selection
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 COMMANDS: dict[str, Callable[[argparse.Namespace, Console], int]] = {}
@@ -151,6 +155,8 @@ def _login_and_connections(args: argparse.Namespace, fabric: Fabric) -> tuple[Lo
 
 
 def _collect_options(args: argparse.Namespace) -> CollectOptions:
+    from netcfg.collect import CollectOptions
+
     if args.no_host_key_check:
         known_hosts = None
     else:
@@ -172,11 +178,15 @@ def _collect_options(args: argparse.Namespace) -> CollectOptions:
 
 
 def _selection(args: argparse.Namespace) -> Selection:
+    from netcfg.collect import Selection
+
     return Selection(device_glob=args.device, role=args.role, rail=args.rail)
 
 
 @command("collect")
 def cmd_collect(args: argparse.Namespace, console: Console) -> int:
+    from netcfg.collect import collect
+
     fabric, _ = load(args.inventory)
     login, connections = _login_and_connections(args, fabric)
     path, found = collect(
@@ -191,6 +201,8 @@ def cmd_collect(args: argparse.Namespace, console: Console) -> int:
 
 @command("audit")
 def cmd_audit(args: argparse.Namespace, console: Console) -> int:
+    from netcfg.audit import run_audit
+
     fabric, policy = load(args.inventory)
     login, connections = _login_and_connections(args, fabric)
     result = run_audit(

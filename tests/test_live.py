@@ -183,7 +183,7 @@ def test_output_larger_than_one_read_is_collected_whole(lab_fabric, lab_policy):
     from netmiko import ConnectHandler
 
     from netcfg.collect import send
-    from netcfg.lab.session import LabDevice
+    from netcfg.lab.profile import LabDevice
     from netcfg.lab.sshserver import LabServer
     from netcfg.platforms import get_platform
 
@@ -221,3 +221,17 @@ def test_prompt_pattern_needs_the_prompt_at_the_end():
     )
     assert re.search(pattern, "interface Ethernet1\n!\nend\nspine1#")
     assert re.search(prompt_pattern("admin@gpu01:~"), "eth0: ok\nadmin@gpu01:~$ ")
+
+
+def test_collection_split_over_processes_matches_one_process(lab_fabric, lab_policy, tmp_path):
+    faults = {"leaf-su1-r3": DeviceFaults(pfc_priority=4), "gpu08": DeviceFaults(transport="unreachable")}
+    with lab_server(lab_fabric, lab_policy, faults, LOGIN.username, PASSWORD) as server:
+        conns = _conns(server)
+        one, found_one = collect(lab_fabric, LOGIN, tmp_path / "one", OPTS, connections=conns)
+        two_opts = CollectOptions(workers=4, processes=2, timeout_s=2.0)
+        two, found_two = collect(lab_fabric, LOGIN, tmp_path / "two", two_opts, connections=conns)
+    assert set(found_two) == set(lab_fabric.devices)
+    assert {n: f.error and f.error[0] for n, f in found_two.items()} == {
+        n: f.error and f.error[0] for n, f in found_one.items()
+    }
+    assert snapshot_states(lab_fabric, two) == snapshot_states(lab_fabric, one)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from netcfg.lab.devices import DeviceFaults
-from netcfg.lab.session import LabDevice, TransportFault
+from netcfg.lab.profile import LabDevice, TransportFault
 from netcfg.lab.snapshot import simulated_outputs
 from netcfg.lab.sshserver import LabServer
 from netcfg.model import Fabric

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 
 import asyncssh
+
+from netcfg.lab.profile import LabDevice
 
 _EXIT_COMMANDS = frozenset({"exit", "quit", "logout"})
 
@@ -21,59 +21,6 @@ _TRUNCATE_KEEP_FRACTION = 0.4
 _READ_CHUNK = 4096
 # Out-of-band requests a client may send mid-session; a CLI simply carries on.
 _IGNORED_SIGNALS = (asyncssh.BreakReceived, asyncssh.SignalReceived, asyncssh.TerminalSizeChanged)
-
-
-@dataclass(frozen=True)
-class CliProfile:
-    """How one platform's CLI behaves over SSH (data, supplied by platform modules).
-
-    ``prompt`` is a ``str.format`` template with ``{name}`` and ``{user}``, e.g. ``"{name}#"`` (EOS) or
-    ``"{user}@{name}:~$ "`` (Linux host). ``setup_replies`` maps exact command lines to the text the CLI
-    prints for them; drivers such as netmiko's ``arista_eos`` wait for these confirmations during session
-    preparation, and ``""`` means the command prints nothing. ``invalid_input`` is a ``str.format``
-    template with ``{command}``, e.g. ``"% Invalid input"`` or ``"-bash: {command}: command not found"``.
-    """
-
-    prompt: str
-    setup_replies: Mapping[str, str]
-    invalid_input: str
-
-
-@dataclass(frozen=True)
-class TransportFault:
-    """Misbehaviour injected into one device, to exercise a collector's error handling.
-
-    refuse: nothing listens on the device's port, so connecting is refused at once.
-    auth_fail: every password is rejected.
-    silent: login succeeds, then the device never prints a prompt or any output.
-    latency_s: seconds slept before replying to each non-empty command line (setup commands included,
-        as a slow device is slow for every command; bare Enter stays instant).
-    truncate: command output keeps only its first ~40% of lines; the prompt still follows, so the
-        client completes and the damage is only visible in the content.
-    garble: command output is replaced by deterministic junk with the same number of lines; the prompt
-        still follows.
-    """
-
-    refuse: bool = False
-    auth_fail: bool = False
-    silent: bool = False
-    latency_s: float = 0.0
-    truncate: bool = False
-    garble: bool = False
-
-
-@dataclass(frozen=True)
-class LabDevice:
-    """One simulated device: its name, its CLI, its command outputs and its faults.
-
-    ``responder`` maps a command line (stripped) to its output text; ``None`` means the device does not
-    know the command, and the profile's ``invalid_input`` is printed instead.
-    """
-
-    name: str
-    profile: CliProfile
-    responder: Callable[[str], str | None]
-    fault: TransportFault = TransportFault()
 
 
 def _format_prompt(device: LabDevice, username: str) -> str:

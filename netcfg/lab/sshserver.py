@@ -23,7 +23,8 @@ from types import TracebackType
 
 import asyncssh
 
-from netcfg.lab.session import CliProfile, LabDevice, TransportFault, serve_process
+from netcfg.lab.profile import CliProfile, LabDevice, TransportFault
+from netcfg.lab.session import serve_process
 
 try:
     import resource

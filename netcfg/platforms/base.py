@@ -7,7 +7,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-from netcfg.lab.session import CliProfile
+from netcfg.lab.profile import CliProfile
 from netcfg.model import Device, DeviceState
 
 

@@ -17,7 +17,7 @@ from types import SimpleNamespace
 from typing import Any, ClassVar
 
 from netcfg.intent import DSCP_VALUES
-from netcfg.lab.session import CliProfile
+from netcfg.lab.profile import CliProfile
 from netcfg.model import Device, DeviceState, InterfaceState, LldpNeighbor, Nic
 from netcfg.parsing import ttp_parse
 from netcfg.platforms.base import Batch, Command, Platform, register

@@ -10,7 +10,7 @@ from functools import lru_cache
 from types import SimpleNamespace
 from typing import Any, ClassVar
 
-from netcfg.lab.session import CliProfile
+from netcfg.lab.profile import CliProfile
 from netcfg.model import Device, DeviceState, EcnSetting, InterfaceState, LldpNeighbor, Watchdog
 from netcfg.parsing import ttp_parse
 from netcfg.platforms.base import Command, Platform, register
