@@ -22,6 +22,8 @@ def run_demo(inventory: Path, args: argparse.Namespace, console: Console) -> int
     from netcfg.cli import _print_audit
 
     started = time.monotonic()
+    # Keep stdout parseable when it carries a JSON/JUnit/SARIF report.
+    notes = console if args.format == "table" or args.output else Console(stderr=True, highlight=False)
     fabric = load_fabric(inventory)
     policy = load_policy(fabric.policy_ref, Path(fabric.source).parent)
     faults_path = Path(args.faults) if args.faults else Path(fabric.source).parent / "faults.yaml"
@@ -29,13 +31,13 @@ def run_demo(inventory: Path, args: argparse.Namespace, console: Console) -> int
     # A throwaway login for this run only: the lab and the collector share it in memory, nothing stores it.
     login = Login("netcfg-demo", secrets.token_urlsafe(18))
     out = Path(args.out)
-    console.print(
+    notes.print(
         f"lab: starting {len(fabric.devices)} simulated devices on 127.0.0.1 "
         f"with {len(faults)} seeded faults from {faults_path}"
     )
     with lab_server(fabric, policy, faults, login.username, login.password) as server:
         connections, known_hosts = write_connection_files(server, out / "lab")
-        console.print(
+        notes.print(
             f"audit: netcfg audit {inventory} over SSH (Nornir + netmiko), host keys from {known_hosts}"
         )
         result = run_audit(
@@ -48,5 +50,5 @@ def run_demo(inventory: Path, args: argparse.Namespace, console: Console) -> int
             connections=read_connections(connections),
         )
     code = _print_audit(result, args, console)
-    console.print(f"lab stopped; demo took {time.monotonic() - started:.1f} s")
+    notes.print(f"lab stopped; demo took {time.monotonic() - started:.1f} s")
     return code

@@ -235,3 +235,21 @@ def test_collection_split_over_processes_matches_one_process(lab_fabric, lab_pol
         n: f.error and f.error[0] for n, f in found_one.items()
     }
     assert snapshot_states(lab_fabric, two) == snapshot_states(lab_fabric, one)
+
+
+def test_demo_names_exactly_the_seeded_faults(tmp_path, capsys):
+    """`make demo`: the live audit of the lab finds each fault of faults.yaml, and nothing else."""
+    expected = {
+        ("leaf-su1-r3", "pfc.no_drop_priorities"),
+        ("leaf-su2-r2", "ecn.enabled"),
+        ("gpu05", "qos.trust"),
+        ("gpu07", "rail.cabling"),
+        ("spine2", "firmware.allowed"),
+        ("gpu06", "firmware.rail_skew"),
+        ("gpu08", "collect.unreachable"),
+    }
+    assert main(["demo", str(LAB), "--out", str(tmp_path), "--format", "json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    found = {(f["device"], f["rule"]) for f in report["findings"]}
+    assert expected <= found
+    assert {d for d, _ in found} == {d for d, _ in expected}
