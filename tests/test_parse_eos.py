@@ -323,3 +323,12 @@ def test_running_config_without_interfaces_is_unparsed():
     state = eos.parse_config("hostname leaf-su1-r1\n!\nip routing\n!\nend\n", leaf())
     assert state.unparsed
     assert state.interfaces == {}
+
+
+def test_secrets_are_masked_before_saving():
+    text = fixture("running_config_per_interface.cfg")
+    masked = eos.mask_secrets(text)
+    for secret in ("$6$Xy7PqZ3m$", "$6$abcdEFGH$", "n0tpubl1c"):
+        assert secret in text and secret not in masked
+    assert "username admin privilege 15 role network-admin secret sha512 <masked>" in masked
+    assert eos.parse_config(masked, leaf()) == eos.parse_config(text, leaf())
