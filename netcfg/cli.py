@@ -307,7 +307,7 @@ def cmd_lab_serve(args: argparse.Namespace, console: Console) -> int:
     faults = load_faults(Path(args.faults) if args.faults else None, fabric)
     server = lab_server(fabric, policy, faults, login.username, login.password)
 
-    def ready(srv: object) -> None:
+    def ready(_server: object) -> None:
         connections, known_hosts = write_connection_files(server, Path(args.state_dir))
         console.print(
             f"lab: {len(server.ports)} devices on {server.host}, ports "

@@ -15,8 +15,6 @@ from netcfg.errors import InputError
 from netcfg.loader import load_model
 from netcfg.resources import data_path
 
-Priority = int
-
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)

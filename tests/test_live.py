@@ -253,3 +253,20 @@ def test_demo_names_exactly_the_seeded_faults(tmp_path, capsys):
     found = {(f["device"], f["rule"]) for f in report["findings"]}
     assert expected <= found
     assert {d for d, _ in found} == {d for d, _ in expected}
+
+
+def test_nornir_inventory_plugin_for_users_scripts(monkeypatch):
+    from nornir import InitNornir
+
+    monkeypatch.setenv("NETCFG_USERNAME", LOGIN.username)
+    monkeypatch.setenv("NETCFG_PASSWORD", PASSWORD)
+    nr = InitNornir(
+        inventory={"plugin": "NetcfgInventory", "options": {"inventory": str(LAB)}},
+        logging={"enabled": False},
+    )
+    assert len(nr.inventory.hosts) == 18
+    leaf = nr.inventory.hosts["leaf-su2-r3"]
+    assert (leaf.platform, leaf.data["rail"], leaf.data["su"]) == ("arista_eos", 3, 2)
+    assert {g.name for g in leaf.groups} == {"leaf", "rail-3", "su-2"}
+    assert nr.inventory.hosts["gpu05"].platform == "linux"
+    assert len(nr.filter(filter_func=lambda h: "rail-1" in h.groups).inventory.hosts) == 2

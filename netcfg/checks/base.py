@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
 
-from netcfg.model import Device, DeviceState, Fabric, Link
+from netcfg.model import DeviceState, Fabric
 from netcfg.policy import Policy
 
 
@@ -65,13 +65,10 @@ class CheckContext:
     fabric: Fabric
     policy: Policy
     states: dict[str, DeviceState]
-    _cache: dict[str, object] = field(default_factory=dict)
 
 
+# device: f(state, device, ctx); link: f(link, state_a, state_b, ctx); fabric: f(ctx).
 Scope = Literal["device", "link", "fabric"]
-DeviceRule = Callable[[DeviceState, Device, CheckContext], Iterable[Issue]]
-LinkRule = Callable[[Link, DeviceState, DeviceState, CheckContext], Iterable[Issue]]
-FabricRule = Callable[[CheckContext], Iterable[Issue]]
 
 
 @dataclass(frozen=True, slots=True)

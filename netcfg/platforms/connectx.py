@@ -23,7 +23,6 @@ from netcfg.parsing import ttp_parse
 from netcfg.platforms.base import Batch, Command, Platform, register
 from netcfg.templating import template
 
-NP_KEYS = ("cnp_dscp", "cnp_802p_prio", "min_time_between_cnps")
 NP_DCQCN = ("min_time_between_cnps",)
 LLDP = Command("lldpcli show neighbors", "lldpcli_show_neighbors")
 PRIORITIES = range(8)
