@@ -218,10 +218,14 @@ def cmd_audit(args: argparse.Namespace, console: Console) -> int:
     return _print_audit(result, args, console)
 
 
+def _notes(args: argparse.Namespace, console: Console) -> Console:
+    """Where narration goes: stderr when stdout carries a machine-readable report."""
+    return console if args.format == "table" or args.output else Console(stderr=True, highlight=False)
+
+
 def _print_audit(result: AuditResult, args: argparse.Namespace, console: Console) -> int:
     code = emit(result.report, args, console)
-    # With a machine format on stdout, the human notes go to stderr so stdout stays parseable.
-    notes = console if args.format == "table" or args.output else Console(stderr=True, highlight=False)
+    notes = _notes(args, console)
     notes.print(f"snapshot: {result.snapshot}")
     if result.previous is not None:
         notes.print(f"drift against {result.previous}: {len(result.changes)} change(s)")
@@ -327,7 +331,13 @@ def cmd_lab_serve(args: argparse.Namespace, console: Console) -> int:
 def cmd_demo(args: argparse.Namespace, console: Console) -> int:
     from netcfg.demo import run_demo
 
-    return run_demo(Path(args.inventory), args, console)
+    result = run_demo(
+        Path(args.inventory),
+        Path(args.faults) if args.faults else None,
+        Path(args.out),
+        _notes(args, console),
+    )
+    return _print_audit(result, args, console)
 
 
 def build_parser() -> argparse.ArgumentParser:

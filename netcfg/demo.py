@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 import secrets
 import time
 from pathlib import Path
 
 from rich.console import Console
 
-from netcfg.audit import run_audit
+from netcfg.audit import AuditResult, run_audit
 from netcfg.collect import CollectOptions
 from netcfg.inventory import load_fabric
 from netcfg.lab.devices import load_faults
@@ -18,19 +17,15 @@ from netcfg.nornir_inventory import Login, read_connections
 from netcfg.policy import load_policy
 
 
-def run_demo(inventory: Path, args: argparse.Namespace, console: Console) -> int:
-    from netcfg.cli import _print_audit
-
+def run_demo(inventory: Path, faults_file: Path | None, out: Path, notes: Console) -> AuditResult:
+    """Start the lab with its faults, audit it over SSH, stop it; `notes` gets the narration."""
     started = time.monotonic()
-    # Keep stdout parseable when it carries a JSON/JUnit/SARIF report.
-    notes = console if args.format == "table" or args.output else Console(stderr=True, highlight=False)
     fabric = load_fabric(inventory)
     policy = load_policy(fabric.policy_ref, Path(fabric.source).parent)
-    faults_path = Path(args.faults) if args.faults else Path(fabric.source).parent / "faults.yaml"
+    faults_path = faults_file or Path(fabric.source).parent / "faults.yaml"
     faults = load_faults(faults_path if faults_path.is_file() else None, fabric)
     # A throwaway login for this run only: the lab and the collector share it in memory, nothing stores it.
     login = Login("netcfg-demo", secrets.token_urlsafe(18))
-    out = Path(args.out)
     notes.print(
         f"lab: starting {len(fabric.devices)} simulated devices on 127.0.0.1 "
         f"with {len(faults)} seeded faults from {faults_path}"
@@ -49,6 +44,5 @@ def run_demo(inventory: Path, args: argparse.Namespace, console: Console) -> int
             CollectOptions(workers=20, timeout_s=5.0, known_hosts=known_hosts),
             connections=read_connections(connections),
         )
-    code = _print_audit(result, args, console)
-    notes.print(f"lab stopped; demo took {time.monotonic() - started:.1f} s")
-    return code
+    notes.print(f"lab stopped; audit took {time.monotonic() - started:.1f} s")
+    return result
