@@ -270,3 +270,17 @@ def test_nornir_inventory_plugin_for_users_scripts(monkeypatch):
     assert {g.name for g in leaf.groups} == {"leaf", "rail-3", "su-2"}
     assert nr.inventory.hosts["gpu05"].platform == "linux"
     assert len(nr.filter(filter_func=lambda h: "rail-1" in h.groups).inventory.hosts) == 2
+
+
+def test_cabling_is_checked_from_the_leaf_when_the_server_agrees(lab_fabric, lab_policy):
+    from netcfg.checks import run_checks
+    from netcfg.lab.devices import apply_faults, live_states
+
+    states = live_states(lab_fabric, lab_policy)
+    states["leaf-su1-r2"] = apply_faults(
+        states["leaf-su1-r2"], DeviceFaults(lldp={"Ethernet3": "gpu04:eth1"})
+    )
+    findings = [f for f in run_checks(lab_fabric, lab_policy, states) if f.rule == "rail.cabling"]
+    assert [(f.device, f.interface, f.expected, f.actual) for f in findings] == [
+        ("leaf-su1-r2", "Ethernet3", "gpu03:eth1", "gpu04:eth1")
+    ]

@@ -82,25 +82,25 @@ def _reference(ctx: CheckContext, states: list[DeviceState], prints: dict, count
 @rule("rail.cabling", Severity.ERROR, scope="fabric", facet="lldp")
 def check_rail_cabling(ctx: CheckContext) -> Iterator[Issue]:
     """LLDP shows every cable where the rail plan puts it: NIC i on the leaf of rail i at the planned
-    port, every leaf uplink on its planned spine. Seen from the lower end, or the upper end if the lower
-    one has no LLDP."""
+    port, every leaf seeing its planned servers and spines. One finding per cable, from the lower end
+    when it disagrees, else from the upper end."""
     for link in ctx.fabric.links:
         for end, peer in ((link.a, link.b), (link.b, link.a)):
             state = ctx.states.get(end.device)
             if state is None or "lldp" not in state.facets or state.collection_error:
                 continue
             seen = [n for n in state.lldp if n.local_interface == end.interface]
+            if any(n.system_name == peer.device and n.port == peer.interface for n in seen):
+                continue
             planned = f"{peer.device}:{peer.interface}"
             seen_text = ", ".join(f"{n.system_name}:{n.port}" for n in seen) or "no neighbour"
-            if not any(n.system_name == peer.device and n.port == peer.interface for n in seen):
-                yield Issue(
-                    end.device,
-                    end.interface,
-                    planned,
-                    seen_text,
-                    f"cabling differs from the rail plan: {end} should reach {planned}, "
-                    f"LLDP sees {seen_text}",
-                )
+            yield Issue(
+                end.device,
+                end.interface,
+                planned,
+                seen_text,
+                f"cabling differs from the rail plan: {end} should reach {planned}, LLDP sees {seen_text}",
+            )
             break
 
 
