@@ -50,3 +50,16 @@ def ttp_parse(platform: str, name: str, data: str) -> dict[str, Any]:
     except (IndexError, KeyError, TypeError):
         return {}
     return first if isinstance(first, dict) else {}
+
+
+def many(value: Any) -> list[dict[str, Any]]:
+    """A TTP group as a list of dicts: TTP gives a dict for one match and a list for several."""
+    if isinstance(value, dict):
+        return [value]
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def one(value: Any) -> dict[str, Any]:
+    """The first match of a group meant to match once (odd output may repeat its lines)."""
+    found = many(value)
+    return found[0] if found else {}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from netcfg.errors import InputError
 from netcfg.intent import fabric_intent
-from netcfg.model import DeviceState, Fabric
+from netcfg.model import Device, DeviceState, Fabric
 from netcfg.platforms import get_platform
 from netcfg.policy import Policy
 from netcfg.snapshot import META_FILE, read_device_outputs
@@ -76,8 +76,19 @@ def snapshot_states(fabric: Fabric, folder: Path) -> dict[str, DeviceState]:
                 name=device.name, platform=device.platform, collection_error=(error["kind"], error["message"])
             )
             continue
-        states[device.name] = get_platform(device.platform).parse_outputs(read_device_outputs(path), device)
+        states[device.name] = _parse_device(device, read_device_outputs(path))
     return states
+
+
+def _parse_device(device: Device, outputs: dict[str, str]) -> DeviceState:
+    try:
+        return get_platform(device.platform).parse_outputs(outputs, device)
+    except Exception as exc:
+        # A parser bug on one device's odd output must not stop the audit of the fabric: the device is
+        # reported as unreadable (parse.unknown_output) and the rest is checked.
+        state = DeviceState(name=device.name, platform=device.platform)
+        state.unparsed["all commands"] = f"parser error ({exc.__class__.__name__}: {exc})"
+        return state
 
 
 def _read_meta(folder: Path) -> dict:

@@ -114,3 +114,42 @@ def test_parse_render_outputs_roundtrip(policy: Policy, fabric: Fabric, data: st
         outputs = platform.render_outputs(state, device)
         by_file = {c.file: outputs[c.cli] for c in platform.commands(device)}
         assert platform.parse_outputs(by_file, device) == state
+
+
+@st.composite
+def damaged(draw: st.DrawFn, outputs: dict[str, str]) -> dict[str, str]:
+    """Outputs with lines dropped, repeated from elsewhere, or with a character changed."""
+    pool = [line for text in outputs.values() for line in text.splitlines()]
+    out = {}
+    for file, text in outputs.items():
+        lines = text.splitlines()
+        for _ in range(draw(st.integers(0, 5))):
+            op = draw(st.sampled_from(["drop", "insert", "edit"]))
+            if op == "insert" or not lines:
+                lines.insert(draw(st.integers(0, len(lines))), draw(st.sampled_from(pool)))
+                continue
+            i = draw(st.integers(0, len(lines) - 1))
+            if op == "drop" or not lines[i]:
+                del lines[i]
+            else:
+                j = draw(st.integers(0, len(lines[i]) - 1))
+                lines[i] = (
+                    lines[i][:j] + draw(st.sampled_from(["", "x", ":", ",", " ", "9"])) + lines[i][j + 1 :]
+                )
+        out[file] = "\n".join(lines) + "\n"
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_damaged_outputs_never_crash_the_parser(lab_fabric, lab_policy, data: st.DataObject) -> None:
+    """Whatever a device prints, parsing gives a state (with unknowns), never an exception."""
+    fabric = lab_fabric
+    live = live_states(fabric, lab_policy)
+    for name in ("leaf-su1-r1", "gpu01"):
+        device = fabric.devices[name]
+        platform = get_platform(device.platform)
+        outputs = platform.render_outputs(live[name], device)
+        files = {c.file: outputs[c.cli] for c in platform.commands(device)}
+        state = platform.parse_outputs(data.draw(damaged(files)), device)
+        assert state.name == name

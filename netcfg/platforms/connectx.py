@@ -14,12 +14,12 @@ import shlex
 import zlib
 from functools import lru_cache
 from types import SimpleNamespace
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from netcfg.intent import DSCP_VALUES
 from netcfg.lab.profile import CliProfile
 from netcfg.model import Device, DeviceState, InterfaceState, LldpNeighbor, Nic
-from netcfg.parsing import ttp_parse
+from netcfg.parsing import many, one, ttp_parse
 from netcfg.platforms.base import Batch, Command, Platform, register
 from netcfg.templating import template
 
@@ -170,19 +170,19 @@ class ConnectX(Platform):
             self._read_mlnx_qos(state, port, _mlnx_qos(nic), outputs)
             dump = outputs.get(_sysfs(nic).file)
             generic = _generic_text(dump or "", device)
-            values = _as_list(ttp_parse(self.name, "sysfs_dump", generic).get("values"))
+            values = many(ttp_parse(self.name, "sysfs_dump", generic).get("values"))
             if not values:
                 state.unparsed[_sysfs(nic).cli] = (
                     "no path:value lines" if dump is not None else "output missing"
                 )
             for row in values:
                 _apply_value(ports, by_rdma, row["path"], str(row["value"]))
-            info = ttp_parse(self.name, "ethtool_i", outputs.get(_ethtool(nic).file, "")).get("info") or {}
+            info = one(ttp_parse(self.name, "ethtool_i", outputs.get(_ethtool(nic).file, "")).get("info"))
             port.driver, port.firmware = info.get("driver"), info.get("firmware")
             if port.firmware is None:
                 state.unparsed[_ethtool(nic).cli] = "no firmware-version line"
         lldp_text = outputs.get(LLDP.file)
-        rows = _as_list(ttp_parse(self.name, "lldpcli", lldp_text or "").get("neighbors"))
+        rows = many(ttp_parse(self.name, "lldpcli", lldp_text or "").get("neighbors"))
         if lldp_text is None or (not rows and "LLDP neighbors" not in lldp_text):
             state.unparsed[LLDP.cli] = "no LLDP neighbor table"
         state.lldp = [LldpNeighbor(r["local"], r.get("system_name", ""), r.get("port", "")) for r in rows]
@@ -191,7 +191,7 @@ class ConnectX(Platform):
     def _read_mlnx_qos(self, state: DeviceState, port: InterfaceState, cmd: Command, outputs: dict) -> None:
         text = outputs.get(cmd.file)
         data = ttp_parse(self.name, "mlnx_qos", text or "")
-        qos = data.get("qos") or {}
+        qos = one(data.get("qos"))
         if "trust" not in qos or "pfc" not in qos:
             state.unparsed[cmd.cli] = "output missing" if text is None else "no trust state or PFC table"
             return
@@ -202,11 +202,16 @@ class ConnectX(Platform):
         port.cable_m = qos.get("cable")
         port.dscp_map = {
             int(d): row["prio"]
-            for row in _as_list(data.get("dscp2prio"))
-            for d in row["dscps"].split(",")
-            if d
+            for row in many(data.get("dscp2prio"))
+            if isinstance(row.get("prio"), int)
+            for d in str(row.get("dscps", "")).split(",")
+            if d.isdigit()
         }
-        port.strict_queues = frozenset(t["tc"] for t in _as_list(data.get("tcs")) if t.get("tsa") == "strict")
+        port.strict_queues = frozenset(
+            t["tc"]
+            for t in many(data.get("tcs"))
+            if t.get("tsa") == "strict" and isinstance(t.get("tc"), int)
+        )
 
     def mask_secrets(self, text: str) -> str:
         return text
@@ -248,7 +253,7 @@ def _script_ports(text: str, nics: int) -> tuple[list[InterfaceState], dict[str,
         # One shared default table; an override replaces it with a copy (never mutate it in place).
         port.dscp_map = FIRMWARE_DSCP_MAP
     for kind in ("mtu", "qos", "ecn"):
-        for row in _as_list(data.get(kind)):
+        for row in many(data.get(kind)):
             port = ports.get(row.get("dev"))
             if port is None:
                 continue
@@ -256,20 +261,14 @@ def _script_ports(text: str, nics: int) -> tuple[list[InterfaceState], dict[str,
                 _apply_script_line(port, kind, row)
             except ValueError as exc:
                 unparsed[f"{kind} line of {port.name}"] = str(exc)
-    for row in _as_list(data.get("params")):
+    for row in many(data.get("params")):
         for pair in _tokens(row["params"]):
             key, _, value = pair.partition("=")
             _apply_value(ports, by_rdma, f"{row['path']}/{key}", value)
     # Single `set_value` lines are hand edits on top of the generated groups: applied last.
-    for row in _as_list(data.get("values")):
+    for row in many(data.get("values")):
         _apply_value(ports, by_rdma, row["path"], str(row["value"]))
     return list(ports.values()), unparsed
-
-
-def _as_list(value: Any) -> list[dict]:
-    if value is None:
-        return []
-    return value if isinstance(value, list) else [value]
 
 
 def _mlnx_qos_options(port: InterfaceState) -> str:

@@ -8,11 +8,11 @@ import zlib
 from collections import Counter
 from functools import lru_cache
 from types import SimpleNamespace
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from netcfg.lab.profile import CliProfile
 from netcfg.model import Device, DeviceState, EcnSetting, InterfaceState, LldpNeighbor, Watchdog
-from netcfg.parsing import ttp_parse
+from netcfg.parsing import many, one, ttp_parse
 from netcfg.platforms.base import Command, Platform, register
 from netcfg.templating import template
 
@@ -185,7 +185,7 @@ class Eos(Platform):
         rest, interfaces = split_interfaces(text)
         # Outside its interfaces a switch's config differs from its peers' only by its own name.
         data = ttp_parse(self.name, "running_config", rest.replace(device.name, "@device"))
-        profiles = {p.get("name"): p for p in _as_list(data.get("profiles"))}
+        profiles = {p.get("name"): p for p in many(data.get("profiles"))}
         resolved: dict[str, InterfaceState] = {}
         for name, description, body in interfaces:
             shape = resolved.get(body)
@@ -198,12 +198,12 @@ class Eos(Platform):
             state.interfaces[name] = dataclasses.replace(
                 shape, name=name, description=description, ecn=dict(shape.ecn)
             )
-        for entry in _as_list(data.get("dscp_maps")):
+        for entry in many(data.get("dscp_maps")):
             for dscp in str(entry.get("dscps", "")).split():
                 if dscp.isdigit():
                     state.dscp_map[int(dscp)] = entry["tc"]
-        wd = data.get("watchdog")
-        if isinstance(wd, dict) and wd:
+        wd = one(data.get("watchdog"))
+        if wd:
             state.watchdog = Watchdog(
                 enabled=True,
                 action=wd.get("action"),
@@ -213,7 +213,7 @@ class Eos(Platform):
             )
         else:
             state.watchdog = Watchdog(enabled=False)
-        header = data.get("header") or {}
+        header = one(data.get("header"))
         state.model, state.os_version = header.get("model"), header.get("version")
         return state
 
@@ -228,15 +228,13 @@ class Eos(Platform):
             state = DeviceState(name=device.name, platform=self.name)
             state.unparsed[SHOW_RUNNING.cli] = "output missing"
         state.facets = frozenset({"qos", "version", "lldp"})
-        version = (
-            ttp_parse(self.name, "show_version", outputs.get(SHOW_VERSION.file, "")).get("version") or {}
-        )
+        version = one(ttp_parse(self.name, "show_version", outputs.get(SHOW_VERSION.file, "")).get("version"))
         state.model = version.get("model")
         state.os_version = version.get("version")
         if state.os_version is None:
             state.unparsed[SHOW_VERSION.cli] = "no 'Software image version' line"
         lldp_text = outputs.get(SHOW_LLDP.file, "")
-        lldp = _as_list(ttp_parse(self.name, "show_lldp_neighbors", lldp_text).get("neighbors"))
+        lldp = many(ttp_parse(self.name, "show_lldp_neighbors", lldp_text).get("neighbors"))
         if not lldp and "Neighbor Device ID" not in lldp_text:
             state.unparsed[SHOW_LLDP.cli] = "no neighbor table"
         state.lldp = [LldpNeighbor(_long(n["local"]), n["system_name"], n["port"]) for n in lldp]
@@ -279,14 +277,8 @@ def split_interfaces(text: str) -> tuple[str, list[tuple[str, str | None, str]]]
 
 
 def _interface_body(body: str) -> dict:
-    parsed = _as_list(ttp_parse(Eos.name, "running_config", f"interface _\n{body}!\n").get("interfaces"))
+    parsed = many(ttp_parse(Eos.name, "running_config", f"interface _\n{body}!\n").get("interfaces"))
     return parsed[0] if parsed else {}
-
-
-def _as_list(value: Any) -> list[dict]:
-    if value is None:
-        return []
-    return value if isinstance(value, list) else [value]
 
 
 def _apply_qos(port: InterfaceState, block: dict) -> None:
@@ -296,7 +288,7 @@ def _apply_qos(port: InterfaceState, block: dict) -> None:
         port.pfc_enabled = block["pfc"] == "on"
     if "watchdog" in block:
         port.watchdog = True
-    prios = _as_list(block.get("pfc_priorities"))
+    prios = many(block.get("pfc_priorities"))
     if prios:
         current = set(port.no_drop_priorities or ())
         for p in prios:
@@ -308,7 +300,7 @@ def _apply_qos(port: InterfaceState, block: dict) -> None:
     elif port.pfc_enabled is not None and port.no_drop_priorities is None:
         port.no_drop_priorities = frozenset()
     strict = set(port.strict_queues)
-    for q in _as_list(block.get("queues")):
+    for q in many(block.get("queues")):
         queue = q["queue"]
         if q.get("strict"):
             strict.add(queue)
