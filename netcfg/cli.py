@@ -16,7 +16,7 @@ from netcfg.drift import Change, drift
 from netcfg.errors import InputError
 from netcfg.explain import explain_headroom
 from netcfg.generate import write_generated_inventory
-from netcfg.inventory import load_fabric, load_spec
+from netcfg.inventory import load_fabric
 from netcfg.model import Fabric
 from netcfg.nornir_inventory import Login, read_connections, read_login
 from netcfg.platforms import get_platform
@@ -148,10 +148,8 @@ def cmd_lab_snapshot(args: argparse.Namespace, console: Console) -> int:
 
 
 def _login_and_connections(args: argparse.Namespace, fabric: Fabric) -> tuple[Login, dict | None]:
-    spec, file = load_spec(Path(fabric.source))
-    login = read_login(spec.credentials, file.parent)
     connections = read_connections(Path(args.connections)) if args.connections else None
-    return login, connections
+    return read_login(fabric), connections
 
 
 def _collect_options(args: argparse.Namespace) -> CollectOptions:
@@ -306,8 +304,7 @@ def cmd_lab_serve(args: argparse.Namespace, console: Console) -> int:
     from netcfg.lab.fabric import lab_server, write_connection_files
 
     fabric, policy = load(args.inventory)
-    spec, file = load_spec(Path(fabric.source))
-    login = read_login(spec.credentials, file.parent)
+    login = read_login(fabric)
     faults = load_faults(Path(args.faults) if args.faults else None, fabric)
     server = lab_server(fabric, policy, faults, login.username, login.password)
 
@@ -331,12 +328,9 @@ def cmd_lab_serve(args: argparse.Namespace, console: Console) -> int:
 def cmd_demo(args: argparse.Namespace, console: Console) -> int:
     from netcfg.demo import run_demo
 
-    result = run_demo(
-        Path(args.inventory),
-        Path(args.faults) if args.faults else None,
-        Path(args.out),
-        _notes(args, console),
-    )
+    fabric, policy = load(args.inventory)
+    faults = Path(args.faults) if args.faults else None
+    result = run_demo(fabric, policy, faults, Path(args.out), _notes(args, console))
     return _print_audit(result, args, console)
 
 

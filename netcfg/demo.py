@@ -10,18 +10,18 @@ from rich.console import Console
 
 from netcfg.audit import AuditResult, run_audit
 from netcfg.collect import CollectOptions
-from netcfg.inventory import load_fabric
 from netcfg.lab.devices import load_faults
 from netcfg.lab.fabric import lab_server, write_connection_files
+from netcfg.model import Fabric
 from netcfg.nornir_inventory import Login, read_connections
-from netcfg.policy import load_policy
+from netcfg.policy import Policy
 
 
-def run_demo(inventory: Path, faults_file: Path | None, out: Path, notes: Console) -> AuditResult:
+def run_demo(
+    fabric: Fabric, policy: Policy, faults_file: Path | None, out: Path, notes: Console
+) -> AuditResult:
     """Start the lab with its faults, audit it over SSH, stop it; `notes` gets the narration."""
     started = time.monotonic()
-    fabric = load_fabric(inventory)
-    policy = load_policy(fabric.policy_ref, Path(fabric.source).parent)
     faults_path = faults_file or Path(fabric.source).parent / "faults.yaml"
     faults = load_faults(faults_path if faults_path.is_file() else None, fabric)
     # A throwaway login for this run only: the lab and the collector share it in memory, nothing stores it.
@@ -33,7 +33,7 @@ def run_demo(inventory: Path, faults_file: Path | None, out: Path, notes: Consol
     with lab_server(fabric, policy, faults, login.username, login.password) as server:
         connections, known_hosts = write_connection_files(server, out / "lab")
         notes.print(
-            f"audit: netcfg audit {inventory} over SSH (Nornir + netmiko), host keys from {known_hosts}"
+            f"audit: netcfg audit {fabric.source} over SSH (Nornir + netmiko), host keys from {known_hosts}"
         )
         result = run_audit(
             fabric,

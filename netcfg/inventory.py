@@ -410,4 +410,6 @@ def load_fabric(path: Path) -> Fabric:
         links=builder.links,
         policy_ref=spec.policy,
         source=where,
+        credentials=spec.credentials,
+        connection=spec.connection,
     )

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from netcfg.inventory import Connection, Credentials
 
 
 class Role(StrEnum):
@@ -72,6 +76,9 @@ class Fabric:
     links: list[Link]
     policy_ref: str
     source: str = ""
+    # How to reach the devices, as the inventory says (netcfg.inventory.Credentials / Connection).
+    credentials: Credentials | None = None
+    connection: Connection | None = None
     # endpoint -> (link, the other end); built once because checks look peers up per interface.
     _peers: dict[Endpoint, tuple[Link, Endpoint]] = field(default_factory=dict, repr=False)
     _by_device: dict[str, list[tuple[Endpoint, Link, Endpoint]]] = field(default_factory=dict, repr=False)

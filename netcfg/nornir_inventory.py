@@ -30,7 +30,7 @@ from nornir.core.inventory import (
 )
 
 from netcfg.errors import InputError
-from netcfg.inventory import Credentials, load_spec
+from netcfg.inventory import Connection, Credentials
 from netcfg.model import Fabric
 from netcfg.platforms import get_platform
 
@@ -45,10 +45,11 @@ class Login:
         return f"Login(username={self.username!r}, password='***')"
 
 
-def read_login(creds: Credentials, base: Path) -> Login:
-    """Username and password from the credentials file, else the environment variables."""
+def read_login(fabric: Fabric) -> Login:
+    """Username and password from the inventory's credentials file, else its environment variables."""
+    creds = fabric.credentials or Credentials()
     if creds.file:
-        path = base / creds.file
+        path = Path(fabric.source).parent / creds.file
         try:
             data = yaml.safe_load(path.read_text(encoding="utf-8"))
         except (OSError, yaml.YAMLError):
@@ -61,8 +62,9 @@ def read_login(creds: Credentials, base: Path) -> Login:
     user, password = os.environ.get(creds.username_env), os.environ.get(creds.password_env)
     if not user or not password:
         raise InputError(
-            f"credentials: {creds.username_env}/{creds.password_env}",
-            "environment variables not set (or set 'credentials.file' in the inventory)",
+            f"{fabric.source}: credentials",
+            f"environment variables {creds.username_env} and {creds.password_env} are not set "
+            "(or set 'credentials.file' in the inventory)",
         )
     return Login(user, password)
 
@@ -81,10 +83,9 @@ def read_connections(path: Path) -> dict[str, dict]:
 
 
 def nornir_inventory(fabric: Fabric, login: Login, connections: dict[str, dict] | None = None) -> Inventory:
-    spec, file = load_spec(Path(fabric.source))
-    conn = spec.connection
+    conn = fabric.connection or Connection()
     if connections is None and conn.connections_file:
-        connections = read_connections(file.parent / conn.connections_file)
+        connections = read_connections(Path(fabric.source).parent / conn.connections_file)
     groups = Groups()
     hosts = Hosts()
     for name, device in fabric.devices.items():
@@ -128,7 +129,6 @@ class NetcfgInventory:
         from netcfg.inventory import load_fabric
 
         fabric = load_fabric(Path(self.inventory))
-        spec, file = load_spec(Path(fabric.source))
-        login = read_login(spec.credentials, file.parent)
+        login = read_login(fabric)
         connections = read_connections(Path(self.connections)) if self.connections else None
         return nornir_inventory(fabric, login, connections)

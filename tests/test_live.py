@@ -284,3 +284,12 @@ def test_cabling_is_checked_from_the_leaf_when_the_server_agrees(lab_fabric, lab
     assert [(f.device, f.interface, f.expected, f.actual) for f in findings] == [
         ("leaf-su1-r2", "Ethernet3", "gpu03:eth1", "gpu04:eth1")
     ]
+
+
+def test_missing_credentials_name_the_inventory_and_variables(monkeypatch, capsys):
+    monkeypatch.delenv("NETCFG_USERNAME", raising=False)
+    monkeypatch.delenv("NETCFG_PASSWORD", raising=False)
+    assert main(["audit", str(LAB), "--no-host-key-check"]) == 2
+    err = capsys.readouterr().err
+    assert "fabric.yaml: credentials" in err and "NETCFG_USERNAME" in err and "NETCFG_PASSWORD" in err
+    assert "Traceback" not in err
