@@ -28,7 +28,8 @@ def parse(name: str) -> DeviceState:
 
 def outputs(**texts: str | None) -> dict[str, str]:
     """Raw outputs keyed by the platform's own `Command.file` names; None leaves one out."""
-    files = {c.cli: c.file for c in eos.commands(leaf())}
+    # `show version` is no longer collected, but snapshots taken by hand or by older netcfg hold it.
+    files = {c.cli: c.file for c in eos.commands(leaf())} | {"show version": "show_version"}
     by_cli = {
         "show version": texts.get("version"),
         "show running-config": texts.get("running"),
@@ -285,7 +286,6 @@ def test_empty_lldp_table_is_known_empty():
 @pytest.mark.parametrize(
     "version",
     [
-        None,  # not collected at all
         "",  # empty file
         "% Invalid input (privileged mode required)\n",
         "\x00\x7f\x1b[2J garbage \ufffd\ufffd\n",
@@ -309,6 +309,22 @@ def test_missing_or_garbage_show_version_is_explicitly_unknown(version: str | No
     # Other outputs are unaffected.
     assert "show running-config" not in state.unparsed
     assert len(state.lldp) == 4
+
+
+def test_without_show_version_the_running_config_header_gives_model_and_version():
+    state = eos.parse_outputs(
+        outputs(running=fixture("running_config_per_interface.cfg"), lldp=fixture("show_lldp_neighbors.txt")),
+        leaf(),
+    )
+    assert (state.model, state.os_version) == ("DCS-7060X6-64PE", "4.32.1F")
+    assert state.unparsed == {}
+
+
+def test_running_config_without_header_leaves_the_version_unknown():
+    running = fixture("running_config_per_interface.cfg").split("\n", 2)[2]
+    state = eos.parse_outputs(outputs(running=running, lldp=fixture("show_lldp_neighbors.txt")), leaf())
+    assert state.os_version is None
+    assert "header" in state.unparsed["show running-config"]
 
 
 def test_missing_running_config_and_lldp_are_recorded():

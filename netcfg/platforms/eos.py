@@ -111,7 +111,9 @@ class Eos(Platform):
     running_config_file: ClassVar[str | None] = SHOW_RUNNING.file
 
     def commands(self, device: Device) -> list[Command]:
-        return [SHOW_VERSION, SHOW_RUNNING, SHOW_LLDP]
+        # EOS heads its running config with `! device: NAME (MODEL, EOS-VERSION)`: a separate `show
+        # version` would cost a round trip per switch for the same two facts.
+        return [SHOW_RUNNING, SHOW_LLDP]
 
     # --- render ---------------------------------------------------------------------------------
 
@@ -228,11 +230,18 @@ class Eos(Platform):
             state = DeviceState(name=device.name, platform=self.name)
             state.unparsed[SHOW_RUNNING.cli] = "output missing"
         state.facets = frozenset({"qos", "version", "lldp"})
-        version = one(ttp_parse(self.name, "show_version", outputs.get(SHOW_VERSION.file, "")).get("version"))
-        state.model = version.get("model")
-        state.os_version = version.get("version")
-        if state.os_version is None:
-            state.unparsed[SHOW_VERSION.cli] = "no 'Software image version' line"
+        version_text = outputs.get(SHOW_VERSION.file)
+        if version_text is not None:
+            # Snapshots taken by hand or by older netcfg carry `show version`: when present it decides,
+            # and a broken one leaves the version unknown rather than taken from elsewhere.
+            version = one(ttp_parse(self.name, "show_version", version_text).get("version"))
+            state.model, state.os_version = version.get("model"), version.get("version")
+            if state.os_version is None:
+                state.unparsed[SHOW_VERSION.cli] = "no 'Software image version' line"
+        elif running is not None and state.os_version is None:
+            state.unparsed.setdefault(
+                SHOW_RUNNING.cli, "no '! device: NAME (MODEL, EOS-VERSION)' header line"
+            )
         lldp_text = outputs.get(SHOW_LLDP.file, "")
         lldp = many(ttp_parse(self.name, "show_lldp_neighbors", lldp_text).get("neighbors"))
         if not lldp and "Neighbor Device ID" not in lldp_text:
