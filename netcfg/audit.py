@@ -9,7 +9,7 @@ from pathlib import Path
 
 from netcfg.checks import Finding, run_checks
 from netcfg.collect import CollectOptions, DeviceCollection, Selection, collect
-from netcfg.drift import Change, drift
+from netcfg.drift import Change, snapshot_drift
 from netcfg.model import Fabric
 from netcfg.nornir_inventory import Login
 from netcfg.policy import Policy
@@ -55,7 +55,7 @@ def run_audit(
     states = snapshot_states(fabric, snapshot)
     findings = run_checks(fabric, policy, states)
     previous = previous_snapshot(root, snapshot)
-    changes = drift(snapshot_states(fabric, previous), states) if previous is not None else []
+    changes = snapshot_drift(fabric, previous, snapshot, states) if previous is not None else []
     extra = {
         "snapshot": str(snapshot),
         "drift_against": str(previous) if previous else None,

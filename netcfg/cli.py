@@ -12,7 +12,7 @@ from rich.console import Console
 
 from netcfg import __version__
 from netcfg.checks import RULES, Finding, Severity, run_checks
-from netcfg.drift import Change, drift
+from netcfg.drift import Change, snapshot_drift
 from netcfg.errors import InputError
 from netcfg.explain import explain_headroom
 from netcfg.generate import write_generated_inventory
@@ -251,7 +251,7 @@ def print_changes(changes: list[Change], console: Console, limit: int | None = N
 @command("drift")
 def cmd_drift(args: argparse.Namespace, console: Console) -> int:
     fabric, _ = load(args.inventory)
-    changes = drift(snapshot_states(fabric, Path(args.before)), snapshot_states(fabric, Path(args.after)))
+    changes = snapshot_drift(fabric, Path(args.before), Path(args.after))
     if args.format == "json":
         import json
 

@@ -56,6 +56,7 @@ class DeviceCollection:
     durations: dict[str, float] = field(default_factory=dict)
     error: tuple[str, str] | None = None
     seconds: float = 0.0
+    fingerprint: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,7 +198,7 @@ def collect_device(task: Task, fabric: Fabric, writer: SnapshotWriter, opts: Col
             else:
                 sock.close()
     found.seconds = round(time.monotonic() - started, 4)
-    writer.write_device(host.name, found.outputs)
+    found.fingerprint = writer.write_device(host.name, found.outputs)
     return Result(host=host, result=found, failed=found.error is not None)
 
 
@@ -342,6 +343,7 @@ def collect(
                 "durations": f.durations,
                 "seconds": f.seconds,
                 "error": {"kind": f.error[0], "message": f.error[1]} if f.error else None,
+                "fingerprint": f.fingerprint,
             }
             for name, f in sorted(found.items())
         },

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from pathlib import Path
 
 from netcfg.checks.base import show
-from netcfg.model import DeviceState, InterfaceState
+from netcfg.model import DeviceState, Fabric, InterfaceState
+from netcfg.sources import snapshot_states, unchanged_devices
 
 _PORT_FIELDS = [f.name for f in dataclasses.fields(InterfaceState) if f.name != "name"]
 
@@ -61,3 +63,19 @@ def drift(before: dict[str, DeviceState], after: dict[str, DeviceState]) -> list
             if a.get(key) != b.get(key)
         )
     return changes
+
+
+def snapshot_drift(
+    fabric: Fabric, before: Path, after: Path, after_states: dict[str, DeviceState] | None = None
+) -> list[Change]:
+    """Drift between two snapshots, parsing only the devices whose outputs changed.
+
+    `after_states`, when the caller has already parsed the newer snapshot, saves parsing it again.
+    """
+    same = unchanged_devices(before, after)
+    if after_states is None:
+        after_states = snapshot_states(fabric, after, skip=same)
+    return drift(
+        snapshot_states(fabric, before, skip=same),
+        {name: state for name, state in after_states.items() if name not in same},
+    )

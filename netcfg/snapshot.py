@@ -5,6 +5,7 @@ Written to a temporary folder and renamed when complete, so a reader never sees 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import tempfile
@@ -22,6 +23,19 @@ def read_device_outputs(folder: Path) -> dict[str, str]:
     return outputs
 
 
+def fingerprint(outputs: dict[str, str]) -> str:
+    """A digest of one device's outputs, kept in `meta.json`.
+
+    Between two audits most devices print exactly what they printed before: drift compares these
+    digests and parses only the devices whose digests differ.
+    """
+    digest = hashlib.blake2b(digest_size=16)
+    for file, text in sorted(outputs.items()):
+        digest.update(f"{file}\0{len(text)}\0".encode())
+        digest.update(text.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
 class SnapshotWriter:
     """Collects device outputs into a temporary sibling folder, then renames it into place."""
 
@@ -31,11 +45,13 @@ class SnapshotWriter:
         target.parent.mkdir(parents=True, exist_ok=True)
         self.tmp = tmp or Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
 
-    def write_device(self, device: str, outputs: dict[str, str]) -> None:
+    def write_device(self, device: str, outputs: dict[str, str]) -> str:
+        """Save one device's outputs; returns their fingerprint for `meta.json`."""
         folder = self.tmp / device
         folder.mkdir(exist_ok=True)
         for file, text in outputs.items():
             (folder / f"{file}.txt").write_text(text, encoding="utf-8")
+        return fingerprint(outputs)
 
     def commit(self, meta: dict[str, Any]) -> Path:
         (self.tmp / META_FILE).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from pathlib import Path
 
 from netcfg.errors import InputError
@@ -55,8 +56,13 @@ def config_states(fabric: Fabric, folder: Path) -> dict[str, DeviceState]:
     return states
 
 
-def snapshot_states(fabric: Fabric, folder: Path) -> dict[str, DeviceState]:
-    """States from raw command outputs saved as `<snapshot>/<device>/<command>.txt`."""
+def snapshot_states(
+    fabric: Fabric, folder: Path, skip: Collection[str] = frozenset()
+) -> dict[str, DeviceState]:
+    """States from raw command outputs saved as `<snapshot>/<device>/<command>.txt`.
+
+    Devices named in `skip` are left out (drift skips the devices whose outputs did not change).
+    """
     if not folder.is_dir():
         raise InputError(
             str(folder), "snapshot folder not found (expected <snapshot>/<device>/<command>.txt)"
@@ -64,13 +70,15 @@ def snapshot_states(fabric: Fabric, folder: Path) -> dict[str, DeviceState]:
     dirs = sorted(p for p in folder.iterdir() if p.is_dir())
     if not dirs:
         raise InputError(str(folder), "snapshot is empty (expected one folder per device)")
-    meta = _read_meta(folder)
+    meta = _meta_devices(folder)
     states = {}
     for path in dirs:
+        if path.name in skip:
+            continue
         device = fabric.devices.get(path.name)
         if device is None:
             raise InputError(str(path), f"device {path.name!r} is not in the inventory {fabric.source}")
-        error = meta.get("devices", {}).get(device.name, {}).get("error")
+        error = meta.get(device.name, {}).get("error")
         if error:
             states[device.name] = DeviceState(
                 name=device.name, platform=device.platform, collection_error=(error["kind"], error["message"])
@@ -78,6 +86,30 @@ def snapshot_states(fabric: Fabric, folder: Path) -> dict[str, DeviceState]:
             continue
         states[device.name] = _parse_device(device, read_device_outputs(path))
     return states
+
+
+def unchanged_devices(before: Path, after: Path) -> set[str]:
+    """Devices whose outputs and collection result are the same in both snapshots, by `meta.json`.
+
+    Snapshots without fingerprints (older netcfg, hand-made) have no unchanged devices.
+    """
+    old, new = _meta_devices(before), _meta_devices(after)
+
+    def key(entry: dict) -> tuple[object, object]:
+        return entry.get("fingerprint"), entry.get("error")
+
+    return {
+        name
+        for name, entry in new.items()
+        if entry.get("fingerprint") and key(entry) == key(old.get(name, {}))
+    }
+
+
+def _meta_devices(folder: Path) -> dict[str, dict]:
+    devices = _read_meta(folder).get("devices")
+    if not isinstance(devices, dict):
+        return {}
+    return {name: entry for name, entry in devices.items() if isinstance(entry, dict)}
 
 
 def _parse_device(device: Device, outputs: dict[str, str]) -> DeviceState:

@@ -10,11 +10,11 @@ import pytest
 from netcfg.audit import run_audit
 from netcfg.cli import main
 from netcfg.collect import CollectOptions, Selection, collect
-from netcfg.drift import drift
+from netcfg.drift import drift, snapshot_drift
 from netcfg.lab.devices import DeviceFaults
 from netcfg.lab.fabric import lab_server, write_connection_files
 from netcfg.nornir_inventory import Login, read_connections
-from netcfg.sources import snapshot_states
+from netcfg.sources import snapshot_states, unchanged_devices
 from tests.conftest import LAB
 
 PASSWORD = "s3cret-Lab-pass"
@@ -111,6 +111,10 @@ def test_drift_between_two_audits(lab_fabric, lab_policy, tmp_path):
             lab_fabric, LOGIN, root / "lab" / "2", OPTS, Selection(role="leaf"), _conns(server)
         )
     changes = drift(snapshot_states(lab_fabric, first), snapshot_states(lab_fabric, second))
+    # Only the two changed leaves are parsed again; the answer is the same as parsing everything.
+    leaves = {name for name, device in lab_fabric.devices.items() if device.role == "leaf"}
+    assert unchanged_devices(first, second) == leaves - set(faults)
+    assert snapshot_drift(lab_fabric, first, second) == changes
     assert {(c.device, c.setting) for c in changes} == {
         ("leaf-su1-r4", "Ethernet1.mtu"),
         *{("leaf-su2-r2", f"Ethernet{p}.ecn") for p in (1, 2, 3, 4, 31, 32)},

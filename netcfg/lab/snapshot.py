@@ -34,8 +34,13 @@ def write_simulated_snapshot(
     for name, outputs in simulated_outputs(fabric, policy, faults).items():
         device = fabric.devices[name]
         commands = get_platform(device.platform).commands(device)
-        writer.write_device(name, {c.file: outputs[c.cli] for c in commands})
-        devices[name] = {"platform": device.platform, "commands": [c.cli for c in commands], "error": None}
+        digest = writer.write_device(name, {c.file: outputs[c.cli] for c in commands})
+        devices[name] = {
+            "platform": device.platform,
+            "commands": [c.cli for c in commands],
+            "error": None,
+            "fingerprint": digest,
+        }
     meta = {
         "netcfg_version": __version__,
         "fabric": fabric.name,
