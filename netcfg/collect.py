@@ -20,13 +20,15 @@ from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cache
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
 import paramiko
-from netmiko import BaseConnection, ConnectHandler
+from netmiko import BaseConnection
 from netmiko.exceptions import NetmikoAuthenticationException, NetmikoTimeoutException, ReadTimeout
+from netmiko.ssh_dispatcher import ssh_dispatcher
 from nornir.core import Nornir
 from nornir.core.inventory import Host
 from nornir.core.task import AggregatedResult, MultiResult, Result, Task
@@ -130,6 +132,30 @@ def _netmiko_args(host: Host, sock: socket.socket, opts: CollectOptions) -> dict
     return args
 
 
+class _ReadOnlySession:
+    """What collection changes in netmiko's class for a platform: two round trips it does not need.
+
+    Measured on the lab, they were a fifth of each device's CPU and a third of its wall time.
+    """
+
+    def _try_session_preparation(self, force_data: bool = True) -> None:
+        # netmiko would send a RETURN and sleep 100 ms to make the device talk. A device prints its
+        # prompt after login anyway, and netmiko's first read sends the RETURN itself if it does not.
+        super()._try_session_preparation(force_data=False)  # type: ignore[misc]
+
+    def cleanup(self, command: str = "exit") -> None:
+        # Collection never enters config mode, so there is nothing to leave; closing the SSH channel
+        # ends the CLI session as `exit` would.
+        return None
+
+
+@cache
+def session_class(device_type: str) -> type[BaseConnection]:
+    """netmiko's connection class for `device_type`, as collection uses it (see `_ReadOnlySession`)."""
+    base = ssh_dispatcher(device_type)
+    return type(f"ReadOnly{base.__name__}", (_ReadOnlySession, base), {})
+
+
 def prompt_pattern(base_prompt: str) -> str:
     """The prompt at the very end of the output.
 
@@ -167,7 +193,7 @@ def collect_device(task: Task, fabric: Fabric, writer: SnapshotWriter, opts: Col
         )
     else:
         try:
-            conn = ConnectHandler(**_netmiko_args(host, sock, opts))
+            conn = session_class(host.platform)(**_netmiko_args(host, sock, opts))
             for batch in platform.batches(device):
                 t = time.monotonic()
                 text = send(conn, batch.cli, opts.timeout_s)
