@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -14,7 +15,7 @@ from netcfg.model import Fabric
 from netcfg.nornir_inventory import Login
 from netcfg.policy import Policy
 from netcfg.report import FORMATS, Report
-from netcfg.sources import snapshot_states
+from netcfg.sources import device_state
 
 
 @dataclass(slots=True)
@@ -51,8 +52,12 @@ def run_audit(
 ) -> AuditResult:
     root = snapshots / fabric.name
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
-    snapshot, collected = collect(fabric, login, root / stamp, opts, selection, connections)
-    states = snapshot_states(fabric, snapshot)
+    parsing = dataclasses.replace(opts, parse=True)
+    snapshot, collected = collect(fabric, login, root / stamp, parsing, selection, connections)
+    states = {
+        name: c.state or device_state(fabric.devices[name], c.outputs, c.error)
+        for name, c in sorted(collected.items())
+    }
     findings = run_checks(fabric, policy, states)
     previous = previous_snapshot(root, snapshot)
     changes = snapshot_drift(fabric, previous, snapshot, states) if previous is not None else []

@@ -23,6 +23,14 @@ def read_device_outputs(folder: Path) -> dict[str, str]:
     return outputs
 
 
+def as_saved(text: str) -> str:
+    """Output as a snapshot keeps it: line endings as `\n`, which is also how Python reads it back.
+
+    Collection parses what it saves without reading it back: this keeps both texts the same.
+    """
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def fingerprint(outputs: dict[str, str]) -> str:
     """A digest of one device's outputs, kept in `meta.json`.
 

@@ -80,11 +80,9 @@ def snapshot_states(
             raise InputError(str(path), f"device {path.name!r} is not in the inventory {fabric.source}")
         error = meta.get(device.name, {}).get("error")
         if error:
-            states[device.name] = DeviceState(
-                name=device.name, platform=device.platform, collection_error=(error["kind"], error["message"])
-            )
-            continue
-        states[device.name] = _parse_device(device, read_device_outputs(path))
+            states[device.name] = device_state(device, {}, (error["kind"], error["message"]))
+        else:
+            states[device.name] = device_state(device, read_device_outputs(path), None)
     return states
 
 
@@ -112,7 +110,10 @@ def _meta_devices(folder: Path) -> dict[str, dict]:
     return {name: entry for name, entry in devices.items() if isinstance(entry, dict)}
 
 
-def _parse_device(device: Device, outputs: dict[str, str]) -> DeviceState:
+def device_state(device: Device, outputs: dict[str, str], error: tuple[str, str] | None) -> DeviceState:
+    """One collected device's state: its parsed outputs, or why it could not be collected."""
+    if error:
+        return DeviceState(name=device.name, platform=device.platform, collection_error=error)
     try:
         return get_platform(device.platform).parse_outputs(outputs, device)
     except Exception as exc:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -57,6 +60,13 @@ def audit(lab_fabric, lab_policy, faulty_lab, tmp_path_factory):
     opts = CollectOptions(workers=20, timeout_s=2.0, known_hosts=known_hosts)
     return run_audit(
         lab_fabric, lab_policy, LOGIN, out / "snapshots", out / "reports", opts, connections=connections
+    )
+
+
+def test_states_parsed_during_collection_equal_the_saved_snapshot_parsed_again(lab_fabric, audit):
+    # The audit checks what the collectors parsed; `netcfg check --snapshot` must see the same.
+    assert {name: c.state for name, c in audit.collected.items()} == snapshot_states(
+        lab_fabric, audit.snapshot
     )
 
 
@@ -232,13 +242,24 @@ def test_collection_split_over_processes_matches_one_process(lab_fabric, lab_pol
     with lab_server(lab_fabric, lab_policy, faults, LOGIN.username, PASSWORD) as server:
         conns = _conns(server)
         one, found_one = collect(lab_fabric, LOGIN, tmp_path / "one", OPTS, connections=conns)
+        # With the lab's thread in this process, the collector processes are spawned.
         two_opts = CollectOptions(workers=4, processes=2, timeout_s=2.0)
         two, found_two = collect(lab_fabric, LOGIN, tmp_path / "two", two_opts, connections=conns)
+        # The CLI has no other thread, so there they are forked.
+        conns_file, known = write_connection_files(server, tmp_path / "lab")
+        env = os.environ | {"NETCFG_USERNAME": LOGIN.username, "NETCFG_PASSWORD": PASSWORD}
+        cli = [sys.executable, "-m", "netcfg", "collect", str(LAB), "-o", str(tmp_path / "forked")]
+        cli += ["--processes", "2", "--workers", "4", "--timeout", "2"]
+        cli += ["--connections", str(conns_file), "--known-hosts", str(known)]
+        run = subprocess.run(cli, env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 1, run.stderr  # gpu08 is unreachable
     assert set(found_two) == set(lab_fabric.devices)
-    assert {n: f.error and f.error[0] for n, f in found_two.items()} == {
-        n: f.error and f.error[0] for n, f in found_one.items()
-    }
+    errors = {n: f.error and f.error[0] for n, f in found_one.items()}
+    assert {n: f.error and f.error[0] for n, f in found_two.items()} == errors
+    forked = json.loads((tmp_path / "forked" / "meta.json").read_text())["devices"]
+    assert {n: d["error"] and d["error"]["kind"] for n, d in forked.items()} == errors
     assert snapshot_states(lab_fabric, two) == snapshot_states(lab_fabric, one)
+    assert snapshot_states(lab_fabric, tmp_path / "forked") == snapshot_states(lab_fabric, one)
 
 
 def test_demo_names_exactly_the_seeded_faults(tmp_path, capsys):
