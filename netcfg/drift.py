@@ -21,7 +21,7 @@ class Change:
     after: str
 
     def as_dict(self) -> dict[str, str]:
-        return dataclasses.asdict(self)
+        return {"device": self.device, "setting": self.setting, "before": self.before, "after": self.after}
 
 
 def _text(value: object) -> str:
@@ -56,6 +56,12 @@ def drift(before: dict[str, DeviceState], after: dict[str, DeviceState]) -> list
             changes.append(
                 Change(device, "device", "present" if a else "absent", "present" if b else "absent")
             )
+            continue
+        if before[device].collection_error or after[device].collection_error:
+            # A device that could not be collected has no settings to compare: one change says so,
+            # where every one of its settings turning "absent" would bury it.
+            if a["collection"] != b["collection"]:
+                changes.append(Change(device, "collection", a["collection"], b["collection"]))
             continue
         changes.extend(
             Change(device, key, a.get(key, "absent"), b.get(key, "absent"))
