@@ -63,12 +63,25 @@ def drift(before: dict[str, DeviceState], after: dict[str, DeviceState]) -> list
             if a["collection"] != b["collection"]:
                 changes.append(Change(device, "collection", a["collection"], b["collection"]))
             continue
-        changes.extend(
-            Change(device, key, a.get(key, "absent"), b.get(key, "absent"))
-            for key in sorted(set(a) | set(b))
-            if a.get(key) != b.get(key)
-        )
+        unreadable = bool(before[device].unparsed or after[device].unparsed)
+        if unreadable:
+            # Output that could not be read leaves settings unknown or absent: that is one change
+            # (which output), and only settings read on both sides are compared.
+            was, now = _unreadable(before[device]), _unreadable(after[device])
+            if was != now:
+                changes.append(Change(device, "unreadable output", was, now))
+        for key in sorted(set(a) | set(b)):
+            old, new = a.get(key, "absent"), b.get(key, "absent")
+            if old != new and not (unreadable and {old, new} & _UNREAD):
+                changes.append(Change(device, key, old, new))
     return changes
+
+
+_UNREAD = {"unknown", "absent"}
+
+
+def _unreadable(state: DeviceState) -> str:
+    return ", ".join(sorted(state.unparsed)) or "none"
 
 
 def snapshot_drift(
