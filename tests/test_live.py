@@ -78,6 +78,13 @@ def test_every_fault_kind_is_found_with_the_right_rule(audit):
         )
 
 
+def test_garbled_lldp_is_one_unreadable_output_not_a_missing_neighbour_per_port(audit):
+    garbled = [f for f in audit.findings if f.device == "leaf-su2-r1"]
+    unreadable = {f.expected for f in garbled if f.rule == "parse.unknown_output"}
+    assert "readable output of 'show lldp neighbors'" in unreadable
+    assert not [f for f in garbled if f.rule == "rail.cabling"]
+
+
 def test_healthy_devices_are_unaffected(audit):
     named = {f.device for f in audit.findings}
     assert not named & HEALTHY

@@ -185,6 +185,7 @@ class ConnectX(Platform):
         rows = many(ttp_parse(self.name, "lldpcli", lldp_text or "").get("neighbors"))
         if lldp_text is None or (not rows and "LLDP neighbors" not in lldp_text):
             state.unparsed[LLDP.cli] = "no LLDP neighbor table"
+            state.facets -= {"lldp"}  # see EOS: an unreadable table says nothing about cabling
         state.lldp = [LldpNeighbor(r["local"], r.get("system_name", ""), r.get("port", "")) for r in rows]
         return state
 

@@ -246,6 +246,9 @@ class Eos(Platform):
         lldp = many(ttp_parse(self.name, "show_lldp_neighbors", lldp_text).get("neighbors"))
         if not lldp and "Neighbor Device ID" not in lldp_text:
             state.unparsed[SHOW_LLDP.cli] = "no neighbor table"
+            # An unreadable table says nothing about cabling: parse.unknown_output reports it once,
+            # where rail.cabling would report every port of the switch as having no neighbour.
+            state.facets -= {"lldp"}
         state.lldp = [LldpNeighbor(_long(n["local"]), n["system_name"], n["port"]) for n in lldp]
         return state
 
