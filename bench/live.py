@@ -134,7 +134,10 @@ def run(
     )
     print(f"  total    {total:6.2f} s  {n / total:7.1f} devices/s end to end (target >= 100)")
     print(f"  CPU: collector {self1 - self0:.2f} s (all collector processes), lab {lab_cpu:.2f} s")
-    print(f"  peak RSS collector {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # Reaped children so far: the collector processes of this and earlier runs, and earlier labs.
+    child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"  peak RSS: audit process {own:.0f} MiB, largest child process so far {child:.0f} MiB")
     named = {(f.device, f.rule) for f in result.findings}
     ok = True
     for device, kind in faults.items():
