@@ -8,7 +8,6 @@ before failing is kept.
 
 from __future__ import annotations
 
-import dataclasses
 import fnmatch
 import random
 import re
@@ -18,14 +17,17 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterable
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import cache
+from functools import cache, partial
 from multiprocessing import get_context
 from multiprocessing.context import BaseContext
+from multiprocessing.queues import Queue
 from pathlib import Path
+from queue import Empty
 from typing import Any
 
 import paramiko
@@ -247,11 +249,11 @@ def _progress() -> Any:
     )
 
 
-class _ProgressProcessor:
-    """Nornir processor that advances a rich progress bar as each device finishes."""
+class _DeviceDone:
+    """Nornir processor that calls `on_done` as each device finishes, to advance a progress bar."""
 
-    def __init__(self, progress: Any, task_id: Any) -> None:
-        self.progress, self.task_id = progress, task_id
+    def __init__(self, on_done: Callable[[], object]) -> None:
+        self.on_done = on_done
 
     def task_started(self, task: Task) -> None: ...
     def task_completed(self, task: Task, result: AggregatedResult) -> None: ...
@@ -260,7 +262,18 @@ class _ProgressProcessor:
     def subtask_instance_completed(self, task: Task, host: Host, result: MultiResult) -> None: ...
 
     def task_instance_completed(self, task: Task, host: Host, result: MultiResult) -> None:
-        self.progress.advance(self.task_id)
+        self.on_done()
+
+
+@contextmanager
+def _progress_bar(show: bool, total: int) -> Iterator[Callable[[], object] | None]:
+    """A rich progress bar while the block runs, and the callable that advances it (None if hidden)."""
+    if not show:
+        yield None
+        return
+    with _progress() as bar:
+        task_id = bar.add_task("collect", total=total)
+        yield lambda: bar.advance(task_id)
 
 
 def _nornir(
@@ -278,18 +291,19 @@ def _nornir(
 
 
 def _run(
-    nr: Nornir, fabric: Fabric, writer: SnapshotWriter, opts: CollectOptions, keys: dict[str, Path]
+    nr: Nornir,
+    fabric: Fabric,
+    writer: SnapshotWriter,
+    opts: CollectOptions,
+    keys: dict[str, Path],
+    on_done: Callable[[], object] | None,
 ) -> dict:
     for name, path in keys.items():
         if name in nr.inventory.hosts:
             nr.inventory.hosts[name].data["known_hosts_file"] = path
-    if opts.progress:
-        with _progress() as bar:
-            task_id = bar.add_task("collect", total=len(nr.inventory.hosts))
-            nr = nr.with_processors([_ProgressProcessor(bar, task_id)])
-            result = nr.run(task=collect_device, fabric=fabric, writer=writer, opts=opts, on_failed=True)
-    else:
-        result = nr.run(task=collect_device, fabric=fabric, writer=writer, opts=opts, on_failed=True)
+    if on_done is not None:
+        nr = nr.with_processors([_DeviceDone(on_done)])
+    result = nr.run(task=collect_device, fabric=fabric, writer=writer, opts=opts, on_failed=True)
     return {name: _unwrap(name, multi) for name, multi in result.items()}
 
 
@@ -307,17 +321,35 @@ class _Shard:
 
 
 _shard_fabric: Fabric | None = None
+# Where a collector process reports each finished device, for the parent's progress bar.
+_shard_done: Queue | None = None
 
 
-def _init_shard(fabric: Fabric) -> None:
-    global _shard_fabric
-    _shard_fabric = fabric
+def _init_shard(fabric: Fabric, done: Queue | None) -> None:
+    global _shard_fabric, _shard_done
+    _shard_fabric, _shard_done = fabric, done
 
 
 def _collect_shard(shard: _Shard) -> dict[str, DeviceCollection]:
     assert _shard_fabric is not None, "collector process started without its fabric"
     nr = _nornir(_shard_fabric, shard.login, shard.connections, shard.opts.workers, shard.names)
-    return _run(nr, _shard_fabric, SnapshotWriter(shard.target, shard.tmp), shard.opts, shard.keys)
+    writer = SnapshotWriter(shard.target, shard.tmp)
+    on_done = partial(_shard_done.put, 1) if _shard_done is not None else None
+    return _run(nr, _shard_fabric, writer, shard.opts, shard.keys, on_done)
+
+
+def _follow(done: Queue, futures: list[Future], total: int, advance: Callable[[], object]) -> None:
+    """Advance the bar for each device the collector processes report, until all have finished."""
+    received = 0
+    while received < total:
+        try:
+            done.get(timeout=0.2)
+        except Empty:
+            if all(f.done() for f in futures):
+                return
+            continue
+        received += 1
+        advance()
 
 
 def _process_context() -> BaseContext:
@@ -357,12 +389,11 @@ def collect(
         if opts.known_hosts is not None:
             keys = split_known_hosts(opts.known_hosts, list(nr.inventory.hosts.values()), keys_dir)
         if opts.processes > 1 and len(names) > opts.processes:
-            shard_opts = dataclasses.replace(opts, progress=False)
             shards = [
                 _Shard(
                     login,
                     connections,
-                    shard_opts,
+                    opts,
                     names[i :: opts.processes],
                     target,
                     writer.tmp,
@@ -370,14 +401,22 @@ def collect(
                 )
                 for i in range(opts.processes)
             ]
+            context = _process_context()
+            done = context.Queue() if opts.progress else None
             found: dict[str, DeviceCollection] = {}
             with ProcessPoolExecutor(
-                opts.processes, mp_context=_process_context(), initializer=_init_shard, initargs=(fabric,)
+                opts.processes, mp_context=context, initializer=_init_shard, initargs=(fabric, done)
             ) as pool:
-                for part in pool.map(_collect_shard, shards):
-                    found |= part
+                futures = [pool.submit(_collect_shard, shard) for shard in shards]
+                # The bar (and its refresh thread) starts only now, after the collectors are forked.
+                with _progress_bar(opts.progress, len(names)) as advance:
+                    if done is not None and advance is not None:
+                        _follow(done, futures, len(names), advance)
+                for future in futures:
+                    found |= future.result()
         else:
-            found = _run(nr, fabric, writer, opts, keys)
+            with _progress_bar(opts.progress, len(names)) as advance:
+                found = _run(nr, fabric, writer, opts, keys, advance)
     except BaseException:
         writer.abort()
         raise

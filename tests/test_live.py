@@ -269,6 +269,29 @@ def test_collection_split_over_processes_matches_one_process(lab_fabric, lab_pol
     assert snapshot_states(lab_fabric, tmp_path / "forked") == snapshot_states(lab_fabric, one)
 
 
+@pytest.mark.parametrize("processes", [1, 2])
+def test_progress_bar_counts_every_device(lab_fabric, lab_policy, tmp_path, monkeypatch, processes):
+    import io
+
+    from rich.console import Console
+    from rich.progress import Progress
+
+    bars: list[Progress] = []
+
+    def progress() -> Progress:
+        bars.append(Progress(console=Console(file=io.StringIO(), force_terminal=True), transient=True))
+        return bars[-1]
+
+    monkeypatch.setattr("netcfg.collect._progress", progress)
+    faults = {"gpu08": DeviceFaults(transport="unreachable")}
+    opts = CollectOptions(workers=4, processes=processes, timeout_s=2.0, progress=True)
+    with lab_server(lab_fabric, lab_policy, faults, LOGIN.username, PASSWORD) as server:
+        _, found = collect(lab_fabric, LOGIN, tmp_path / "snap", opts, connections=_conns(server))
+    assert set(found) == set(lab_fabric.devices)
+    (task,) = bars[0].tasks
+    assert task.completed == task.total == len(lab_fabric.devices)
+
+
 def test_demo_names_exactly_the_seeded_faults(tmp_path, capsys):
     """`make demo`: the live audit of the lab finds each fault of faults.yaml, and nothing else."""
     expected = {
