@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from netcfg.audit import AuditResult
     from netcfg.collect import CollectOptions, Selection
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 COMMANDS: dict[str, Callable[[argparse.Namespace, Console], int]] = {}
 
 
@@ -453,6 +453,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:
+        print(f"netcfg: internal error: {crash_report(exc)}", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def crash_report(exc: BaseException) -> str:
+    """One line on netcfg's own failure, with the traceback saved to a private file for the bug report.
+
+    It is netcfg's bug, never the input's or a device's: saying so keeps operators from chasing
+    their fabric for it.
+    """
+    import os
+    import tempfile
+    import traceback
+
+    what = f"{exc.__class__.__name__}: {exc}".splitlines()[0][:300]
+    text = "".join(traceback.format_exception(exc))
+    try:
+        fd, path = tempfile.mkstemp(prefix="netcfg-crash-", suffix=".txt")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(f"netcfg {__version__}\n{text}")
+    except OSError as err:
+        sys.stderr.write(text)
+        return f"{what} (a bug in netcfg; the traceback above could not be saved: {err.strerror})"
+    return f"{what} (a bug in netcfg, not in the input or the devices; traceback in {path})"
 
 
 if __name__ == "__main__":

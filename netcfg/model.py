@@ -211,6 +211,9 @@ class DeviceState:
     os_version: str | None = None
     model: str | None = None
     dscp_map: dict[int, int] = field(default_factory=dict)
+    # Traffic class -> egress queue where it is not the identity (EOS `qos map traffic-class N to
+    # tx-queue M`): ECN and strict priority must be on the queue that carries the class.
+    tc_queue: dict[int, int] = field(default_factory=dict)
     interfaces: dict[str, InterfaceState] = field(default_factory=dict)
     watchdog: Watchdog | None = None
     lldp: list[LldpNeighbor] = field(default_factory=list)
@@ -218,11 +221,37 @@ class DeviceState:
     unparsed: dict[str, str] = field(default_factory=dict)
     # Why the device could not be collected at all: (unreachable|auth|timeout, detail).
     collection_error: tuple[str, str] | None = None
+    # The file the state was read from, and where its settings stand in it (1-based lines), keyed
+    # "<interface>.<field>" (a setting of a port), "<interface>" (the port's block), "<field>" (a
+    # device-wide setting) and "" (where device-wide settings belong when missing). See `line_of`.
+    source_file: str | None = None
+    locations: dict[str, int] = field(default_factory=dict)
 
     def interface(self, name: str) -> InterfaceState:
         if name not in self.interfaces:
             self.interfaces[name] = InterfaceState(name=name)
         return self.interfaces[name]
+
+    def queue_of(self, traffic_class: int) -> int:
+        """The egress queue that carries a traffic class."""
+        return self.tc_queue.get(traffic_class, traffic_class)
+
+    def line_of(self, interface: str | None, fields: tuple[str, ...]) -> int | None:
+        """Where a finding about these settings points: the setting's line, else the port's block,
+        else the device-wide setting, else where device-wide settings belong; None when unknown."""
+        loc = self.locations
+        if not loc:
+            return None
+        if interface is not None:
+            for f in fields:
+                if f"{interface}.{f}" in loc:
+                    return loc[f"{interface}.{f}"]
+            if interface in loc:
+                return loc[interface]
+        for f in fields:
+            if f in loc:
+                return loc[f]
+        return loc.get("")
 
     def dscp_priority(self, dscp: int, interface: str | None = None) -> int | None:
         """Priority (traffic class) that packets with this DSCP get on the given port."""

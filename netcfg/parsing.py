@@ -1,4 +1,11 @@
-"""TTP templates, loaded once per thread and reused: building a parser costs more than parsing."""
+"""TTP templates, loaded once per process and reused: building a parser costs more than parsing.
+
+Every TTP call runs under one process-wide lock. TTP is not thread-safe: a parser object writes
+itself into module globals (`_ttp_`) that every other parser's functions read, and building one
+parses TTP's own sources with `ast` whenever its function cache is absent or stale (always, on a
+read-only install), which CPython 3.11 before 3.11.8 cannot do in two threads at once. Parsing is
+pure Python under the GIL anyway, so the lock costs collection no parallelism.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +21,8 @@ from netcfg.resources import data_path
 # TTP logs every non-matching variable at WARNING; that is normal for optional lines, not news.
 logging.getLogger("ttp").setLevel(logging.CRITICAL)
 
-_local = threading.local()
+_lock = threading.Lock()
+_parsers: dict[tuple[str, str], ttp] = {}
 
 
 @cache
@@ -36,15 +44,17 @@ def ttp_parse(platform: str, name: str, data: str) -> dict[str, Any]:
     Results are cached by text, because fabrics repeat identical outputs (every NIC's `mlnx_qos`,
     every leaf's `show version`): callers must treat them as read-only.
     """
-    cache_ = _local.__dict__.setdefault("parsers", {})
-    parser = cache_.get((platform, name))
-    if parser is None:
-        parser = cache_[(platform, name)] = ttp(template=template_text(platform, name), log_level="CRITICAL")
-    parser.clear_input()
-    parser.clear_result()
-    parser.add_input(data)
-    parser.parse(one=True)
-    result = parser.result()
+    with _lock:
+        parser = _parsers.get((platform, name))
+        if parser is None:
+            parser = _parsers[(platform, name)] = ttp(
+                template=template_text(platform, name), log_level="CRITICAL"
+            )
+        parser.clear_input()
+        parser.clear_result()
+        parser.add_input(data)
+        parser.parse(one=True)
+        result = parser.result()
     try:
         first = result[0][0]
     except (IndexError, KeyError, TypeError):

@@ -47,6 +47,7 @@ def config_states(fabric: Fabric, folder: Path) -> dict[str, DeviceState]:
         except (OSError, UnicodeDecodeError):
             raise InputError(str(path), "cannot read config: expected UTF-8 text") from None
         state = platform.parse_config(text, device)
+        state.source_file = str(path)
         if state.unparsed:
             what, why = next(iter(state.unparsed.items()))
             raise InputError(
@@ -114,14 +115,9 @@ def device_state(device: Device, outputs: dict[str, str], error: tuple[str, str]
     """One collected device's state: its parsed outputs, or why it could not be collected."""
     if error:
         return DeviceState(name=device.name, platform=device.platform, collection_error=error)
-    try:
-        return get_platform(device.platform).parse_outputs(outputs, device)
-    except Exception as exc:
-        # A parser bug on one device's odd output must not stop the audit of the fabric: the device is
-        # reported as unreadable (parse.unknown_output) and the rest is checked.
-        state = DeviceState(name=device.name, platform=device.platform)
-        state.unparsed["all commands"] = f"parser error ({exc.__class__.__name__}: {exc})"
-        return state
+    # No catch-all: a parser that raises has a bug, and blaming the device's output for it would hide
+    # the bug and the device's real findings. Parsers report what they cannot read in `unparsed`.
+    return get_platform(device.platform).parse_outputs(outputs, device)
 
 
 def _read_meta(folder: Path) -> dict:

@@ -42,6 +42,9 @@ class Finding:
     expected: str
     actual: str
     message: str
+    # Where the setting is (or belongs) in the config file the state was read from, when known.
+    file: str | None = None
+    line: int | None = None
 
     @property
     def item(self) -> str:
@@ -57,6 +60,8 @@ class Finding:
             "expected": self.expected,
             "actual": self.actual,
             "message": self.message,
+            "file": self.file,
+            "line": self.line,
         }
 
 
@@ -79,6 +84,8 @@ class Rule:
     facet: str | None
     func: Callable[..., Iterable[Issue]]
     roles: frozenset[str] | None = None
+    # The DeviceState/InterfaceState fields the rule reads: where its findings point in a config file.
+    fields: tuple[str, ...] = ()
 
     @property
     def doc(self) -> str:
@@ -94,13 +101,17 @@ def rule(
     scope: Scope = "device",
     facet: str | None = "qos",
     kinds: Iterable[str] | None = None,
+    fields: tuple[str, ...] = (),
 ) -> Callable[[Callable[..., Iterable[Issue]]], Callable[..., Iterable[Issue]]]:
-    """Register a check. `facet`: what a source must cover for the rule to apply; `kinds`: switch/host."""
+    """Register a check. `facet`: what a source must cover for the rule to apply; `kinds`: switch/host;
+    `fields`: the settings it reads, to point its findings at their line."""
 
     def wrap(func: Callable[..., Iterable[Issue]]) -> Callable[..., Iterable[Issue]]:
         if rule_id in RULES:
             raise ValueError(f"duplicate rule id {rule_id}")
-        RULES[rule_id] = Rule(rule_id, severity, scope, facet, func, frozenset(kinds) if kinds else None)
+        RULES[rule_id] = Rule(
+            rule_id, severity, scope, facet, func, frozenset(kinds) if kinds else None, fields
+        )
         return func
 
     return wrap

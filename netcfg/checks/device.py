@@ -21,14 +21,14 @@ def fabric_ports(state: DeviceState, device: Device, ctx: CheckContext) -> Itera
         yield state.interfaces.get(name) or InterfaceState(name=name)
 
 
-@rule("qos.trust", Severity.ERROR)
+@rule("qos.trust", Severity.ERROR, fields=("trust",))
 def check_trust(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
     """Every fabric port and NIC classifies on DSCP, so routed RoCE traffic keeps its class."""
     for port in fabric_ports(state, device, ctx):
         yield from compare(state.name, port.name, "trust mode", ctx.policy.trust, port.trust)
 
 
-@rule("qos.dscp_map", Severity.ERROR)
+@rule("qos.dscp_map", Severity.ERROR, fields=("dscp_map",))
 def check_dscp_map(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
     """RoCE DSCP maps to the lossless priority and CNP DSCP to the CNP priority on every hop."""
     p = ctx.policy
@@ -40,14 +40,14 @@ def check_dscp_map(state: DeviceState, device: Device, ctx: CheckContext) -> Ite
             yield from compare(state.name, iface, f"{label} DSCP {tc.dscp} -> priority", tc.priority, actual)
 
 
-@rule("pfc.enabled", Severity.ERROR)
+@rule("pfc.enabled", Severity.ERROR, fields=("pfc_enabled",))
 def check_pfc_enabled(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
     """PFC is on for every fabric port and NIC, so the lossless priority can be paused."""
     for port in fabric_ports(state, device, ctx):
         yield from compare(state.name, port.name, "PFC", True, port.pfc_enabled)
 
 
-@rule("pfc.no_drop_priorities", Severity.ERROR)
+@rule("pfc.no_drop_priorities", Severity.ERROR, fields=("no_drop_priorities",))
 def check_pfc_priority(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
     """The PFC no-drop set is exactly the lossless priority: no more (headroom), no less (drops)."""
     expected = ctx.policy.lossless_priorities
@@ -55,10 +55,11 @@ def check_pfc_priority(state: DeviceState, device: Device, ctx: CheckContext) ->
         yield from compare(state.name, port.name, "PFC no-drop priorities", expected, port.no_drop_priorities)
 
 
-@rule("ecn.enabled", Severity.ERROR, kinds=["switch"])
+@rule("ecn.enabled", Severity.ERROR, kinds=["switch"], fields=("ecn",))
 def check_ecn_enabled(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
-    """ECN marks the lossless queue, so DCQCN slows senders before PFC has to pause them."""
-    queue = ctx.policy.roce.priority
+    """ECN marks the queue that carries the lossless class, so DCQCN slows senders before PFC has to
+    pause them."""
+    queue = state.queue_of(ctx.policy.roce.priority)
     for port in fabric_ports(state, device, ctx):
         if queue not in port.ecn:
             yield Issue(
@@ -70,14 +71,15 @@ def check_ecn_enabled(state: DeviceState, device: Device, ctx: CheckContext) -> 
             )
 
 
-@rule("ecn.thresholds", Severity.ERROR, kinds=["switch"])
+@rule("ecn.thresholds", Severity.ERROR, kinds=["switch"], fields=("ecn",))
 def check_ecn_thresholds(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
     """ECN thresholds and mark probability are within the policy band (tolerance covers KB vs KiB)."""
     e = ctx.policy.ecn
     tol = e.tolerance_percent / 100
     want = (e.min_kbytes * 1000, e.max_kbytes * 1000)
+    queue = state.queue_of(ctx.policy.roce.priority)
     for port in fabric_ports(state, device, ctx):
-        got = port.ecn.get(ctx.policy.roce.priority)
+        got = port.ecn.get(queue)
         if got is None:
             continue
         ok = all(abs(g - w) <= w * tol for g, w in ((got.min_bytes, want[0]), (got.max_bytes, want[1])))
@@ -95,17 +97,18 @@ def _kb(value: int) -> str:
     return "unknown unit" if value < 0 else f"{value / 1000:g} KB"
 
 
-@rule("cnp.strict_queue", Severity.ERROR, kinds=["switch"])
+@rule("cnp.strict_queue", Severity.ERROR, kinds=["switch"], fields=("strict_queues",))
 def check_cnp_strict(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
-    """The CNP queue is strict priority, so congestion notifications are never queued behind data."""
+    """The queue that carries the CNP class is strict priority, so congestion notifications are never
+    queued behind data."""
     if not ctx.policy.cnp_strict:
         return
-    queue = ctx.policy.cnp.priority
+    queue = state.queue_of(ctx.policy.cnp.priority)
     for port in fabric_ports(state, device, ctx):
         yield from compare(state.name, port.name, f"queue {queue} strict", True, queue in port.strict_queues)
 
 
-@rule("pfc.watchdog", Severity.ERROR, kinds=["switch"])
+@rule("pfc.watchdog", Severity.ERROR, kinds=["switch"], fields=("watchdog",))
 def check_watchdog(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
     """The PFC watchdog is on for lossless ports with the policy's action and timers (breaks pause storms)."""
     wd = ctx.policy.pfc_watchdog
@@ -128,21 +131,26 @@ def check_watchdog(state: DeviceState, device: Device, ctx: CheckContext) -> Ite
         )
 
 
-@rule("mtu.switch", Severity.ERROR, kinds=["switch"])
+@rule("mtu.switch", Severity.ERROR, kinds=["switch"], fields=("mtu",))
 def check_switch_mtu(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
     """Every fabric switch port has the policy MTU, so jumbo RoCE frames are never dropped mid-path."""
     for port in fabric_ports(state, device, ctx):
         yield from compare(state.name, port.name, "MTU", ctx.policy.mtu.switch, port.mtu)
 
 
-@rule("mtu.host", Severity.ERROR, kinds=["host"])
+@rule("mtu.host", Severity.ERROR, kinds=["host"], fields=("mtu",))
 def check_host_mtu(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
     """Every NIC has the policy host MTU (at most the switch MTU)."""
     for port in fabric_ports(state, device, ctx):
         yield from compare(state.name, port.name, "MTU", ctx.policy.mtu.host, port.mtu)
 
 
-@rule("host.roce", Severity.ERROR, kinds=["host"])
+@rule(
+    "host.roce",
+    Severity.ERROR,
+    kinds=["host"],
+    fields=("roce_mode", "roce_tos", "ecn_np_priorities", "ecn_rp_priorities", "cnp_dscp", "cnp_priority"),
+)
 def check_host_roce(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
     """NIC RoCE knobs: RoCE v2, TOS carrying the RoCE DSCP with ECT, ECN NP/RP on the lossless priority,
     CNPs marked with the CNP DSCP and priority."""
@@ -168,7 +176,7 @@ def check_host_roce(state: DeviceState, device: Device, ctx: CheckContext) -> It
         yield from compare(state.name, n, "CNP 802.1p priority", p.cnp.priority, port.cnp_priority)
 
 
-@rule("host.dcqcn", Severity.WARNING, kinds=["host"])
+@rule("host.dcqcn", Severity.WARNING, kinds=["host"], fields=("dcqcn",))
 def check_dcqcn(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
     """DCQCN parameters on every NIC match the policy, so all senders react to congestion alike."""
     want = {

@@ -30,7 +30,7 @@ def _mismatch(
     )
 
 
-@rule("link.trust_mismatch", Severity.ERROR, scope="link")
+@rule("link.trust_mismatch", Severity.ERROR, scope="link", fields=("trust",))
 def check_link_trust(link: Link, a: DeviceState, b: DeviceState, ctx: CheckContext) -> Iterator[Issue]:
     """Both ends of a link trust the same field (DSCP), so a packet keeps its class across the cable."""
     yield from _mismatch(
@@ -38,7 +38,7 @@ def check_link_trust(link: Link, a: DeviceState, b: DeviceState, ctx: CheckConte
     )
 
 
-@rule("link.dscp_mismatch", Severity.ERROR, scope="link")
+@rule("link.dscp_mismatch", Severity.ERROR, scope="link", fields=("dscp_map",))
 def check_link_dscp(link: Link, a: DeviceState, b: DeviceState, ctx: CheckContext) -> Iterator[Issue]:
     """Both ends map the RoCE DSCP to the same priority."""
     dscp = ctx.policy.roce.dscp
@@ -46,14 +46,14 @@ def check_link_dscp(link: Link, a: DeviceState, b: DeviceState, ctx: CheckContex
     yield from _mismatch(link, a, b, f"DSCP {dscp} priority", va, vb, ctx.policy.roce.priority)
 
 
-@rule("link.pfc_mismatch", Severity.ERROR, scope="link")
+@rule("link.pfc_mismatch", Severity.ERROR, scope="link", fields=("no_drop_priorities",))
 def check_link_pfc(link: Link, a: DeviceState, b: DeviceState, ctx: CheckContext) -> Iterator[Issue]:
     """Both ends pause the same priorities: pauses for a priority the peer ignores protect nothing."""
     va, vb = _port(a, link.a).no_drop_priorities, _port(b, link.b).no_drop_priorities
     yield from _mismatch(link, a, b, "PFC priorities", va, vb, ctx.policy.lossless_priorities)
 
 
-@rule("link.mtu_mismatch", Severity.ERROR, scope="link")
+@rule("link.mtu_mismatch", Severity.ERROR, scope="link", fields=("mtu",))
 def check_link_mtu(link: Link, a: DeviceState, b: DeviceState, ctx: CheckContext) -> Iterator[Issue]:
     """A host MTU never exceeds its leaf port's MTU; switch-to-switch links have equal MTUs."""
     ma, mb = _port(a, link.a).mtu, _port(b, link.b).mtu

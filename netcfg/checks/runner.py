@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from netcfg.checks.base import RULES, CheckContext, Finding, Issue, Rule, Severity
-from netcfg.model import DeviceState, Fabric, port_ranges
+from netcfg.model import DeviceState, Fabric, port_ranges, port_sort_key
 from netcfg.platforms import get_platform
 from netcfg.policy import Policy
 
@@ -15,7 +15,7 @@ def run_checks(fabric: Fabric, policy: Policy, states: dict[str, DeviceState]) -
     raw: list[tuple[Rule, Issue]] = []
     for r in RULES.values():
         raw += [(r, issue) for issue in _run_rule(r, ctx)]
-    return _merge(raw)
+    return _merge(raw, states)
 
 
 def _applies(r: Rule, state: DeviceState, kind: str) -> bool:
@@ -39,8 +39,10 @@ def _run_rule(r: Rule, ctx: CheckContext) -> Iterable[Issue]:
                 yield from r.func(link, a, b, ctx)
 
 
-def _merge(raw: list[tuple[Rule, Issue]]) -> list[Finding]:
-    """Ports of one device failing one rule the same way become one finding listing the ports."""
+def _merge(raw: list[tuple[Rule, Issue]], states: dict[str, DeviceState]) -> list[Finding]:
+    """Ports of one device failing one rule the same way become one finding listing the ports.
+
+    The finding points at the first of those ports in the file its device was read from."""
     groups: dict[tuple, list[str | None]] = {}
     for r, i in raw:
         key = (
@@ -53,14 +55,20 @@ def _merge(raw: list[tuple[Rule, Issue]]) -> list[Finding]:
         )
         groups.setdefault(key, []).append(i.interface)
     messages = {(r.id, i.device, i.expected, i.actual): i.message for r, i in raw}
+    fields = {r.id: r.fields for r, _ in raw}
     findings = []
     for (rule_id, severity, device, expected, actual, _), ifaces in groups.items():
-        names = sorted({n for n in ifaces if n})
+        names = sorted({n for n in ifaces if n}, key=port_sort_key)
         interface = port_ranges(names) if names else None
         message = messages[(rule_id, device, expected, actual)]
         if len(names) > 1:
             message = f"{message} (on {len(names)} ports)"
-        findings.append(Finding(rule_id, Severity(severity), device, interface, expected, actual, message))
+        state = states.get(device)
+        file = state.source_file if state is not None else None
+        line = state.line_of(names[0] if names else None, fields[rule_id]) if state is not None else None
+        findings.append(
+            Finding(rule_id, Severity(severity), device, interface, expected, actual, message, file, line)
+        )
     findings.sort(key=lambda f: (-f.severity.rank, f.device, f.rule, f.interface or ""))
     return findings
 
