@@ -6,8 +6,9 @@ import re
 from collections.abc import Iterator
 
 from netcfg.checks.base import CheckContext, Issue, Severity, compare, rule, show
-from netcfg.model import Device, DeviceState, InterfaceState
-from netcfg.policy import VersionRule
+from netcfg.intent import KB
+from netcfg.model import Device, DeviceState, EcnSetting, InterfaceState
+from netcfg.policy import Policy, VersionRule
 
 
 def fabric_ports(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[InterfaceState]:
@@ -75,15 +76,16 @@ def check_ecn_enabled(state: DeviceState, device: Device, ctx: CheckContext) -> 
 def check_ecn_thresholds(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
     """ECN thresholds and mark probability are within the policy band (tolerance covers KB vs KiB)."""
     e = ctx.policy.ecn
-    tol = e.tolerance_percent / 100
-    want = (e.min_kbytes * 1000, e.max_kbytes * 1000)
     queue = state.queue_of(ctx.policy.roce.priority)
+    verdicts: dict[EcnSetting, bool] = {}
     for port in fabric_ports(state, device, ctx):
         got = port.ecn.get(queue)
         if got is None:
             continue
-        ok = all(abs(g - w) <= w * tol for g, w in ((got.min_bytes, want[0]), (got.max_bytes, want[1])))
-        if not ok or got.probability != e.probability:
+        ok = verdicts.get(got)
+        if ok is None:
+            ok = verdicts[got] = ecn_within_policy(got, ctx.policy)
+        if not ok:
             yield Issue(
                 state.name,
                 port.name,
@@ -91,6 +93,15 @@ def check_ecn_thresholds(state: DeviceState, device: Device, ctx: CheckContext) 
                 f"min {_kb(got.min_bytes)}, max {_kb(got.max_bytes)}, {got.probability}%",
                 "ECN thresholds outside the policy band: marking too late lets PFC fire first",
             )
+
+
+def ecn_within_policy(setting: EcnSetting, policy: Policy) -> bool:
+    """Thresholds within the policy's tolerance (vendors count KB and KiB differently) and the same
+    mark probability."""
+    e = policy.ecn
+    tol = e.tolerance_percent / 100
+    pairs = ((setting.min_bytes, e.min_kbytes * KB), (setting.max_bytes, e.max_kbytes * KB))
+    return all(abs(got - want) <= want * tol for got, want in pairs) and setting.probability == e.probability
 
 
 def _kb(value: int) -> str:

@@ -3,61 +3,99 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from netcfg.checks.base import CheckContext, Issue, Severity, rule, show
-from netcfg.intent import device_intent
-from netcfg.model import DeviceState, EcnSetting, Role, Watchdog
+from netcfg.checks.device import ecn_within_policy, fabric_ports
+from netcfg.intent import KB
+from netcfg.model import Device, DeviceState, EcnSetting, LldpNeighbor, Role, Watchdog
 
 
-def qos_fingerprint(state: DeviceState) -> dict[str, str]:
-    """The QoS settings of a switch that must be identical across its rail (MTU is checked apart)."""
-    ports = list(state.interfaces.values())
+def qos_fingerprint(state: DeviceState, device: Device, ctx: CheckContext) -> dict[str, str]:
+    """What the policy needs identical across a rail, read on the leaf's fabric ports of the plan only
+    (a management port or a shut spare has no QoS and must not make a correct leaf look different).
 
-    def common(attr: str) -> str:
-        values = {_text(getattr(p, attr)) for p in ports}
-        return " / ".join(sorted(values)) if values else "none"
+    Values the policy judges equal are written equal: ECN thresholds within the policy's tolerance
+    show as the policy band, whether the leaf says 150 kbytes or 153,600 bytes.
+    """
+    p = ctx.policy
+    ports = list(fabric_ports(state, device, ctx))
+    roce_queue, cnp_queue = state.queue_of(p.roce.priority), state.queue_of(p.cnp.priority)
 
-    return {
-        "dscp map": ", ".join(f"{d}->{tc}" for d, tc in sorted(state.dscp_map.items())) or "none",
-        "trust": common("trust"),
-        "PFC": common("pfc_enabled"),
-        "PFC no-drop": common("no_drop_priorities"),
-        "ECN": common("ecn"),
-        "strict queues": common("strict_queues"),
-        "PFC watchdog": _text(state.watchdog),
+    def common(values: Iterable[object]) -> str:
+        shown = {show(v) for v in set(values)}
+        return " / ".join(sorted(shown)) if shown else "none"
+
+    fp = {
+        "RoCE DSCP class": show(state.dscp_priority(p.roce.dscp)),
+        "CNP DSCP class": show(state.dscp_priority(p.cnp.dscp)),
+        "trust": common(port.trust for port in ports),
+        "PFC": common(port.pfc_enabled for port in ports),
+        "PFC no-drop": common(port.no_drop_priorities for port in ports),
+        "ECN": common(_ecn_text(e, ctx) for e in {port.ecn.get(roce_queue) for port in ports}),
     }
+    if p.cnp_strict:
+        fp["CNP queue strict"] = common(cnp_queue in port.strict_queues for port in ports)
+    if p.pfc_watchdog.enabled:
+        fp["PFC watchdog"] = common(port.watchdog for port in ports) + f", {_watchdog_text(state.watchdog)}"
+    return fp
 
 
-def _text(value: object) -> str:
-    if isinstance(value, dict):
-        return ", ".join(f"queue {k}: {_text(v)}" for k, v in sorted(value.items())) or "none"
-    if isinstance(value, EcnSetting):
-        return f"{value.min_bytes}-{value.max_bytes} B {value.probability}%"
-    if isinstance(value, Watchdog):
-        return (
-            "off"
-            if not value.enabled
-            else (f"{value.action} {value.detection_ms}/{value.restoration_ms}/{value.polling_ms} ms")
-        )
-    return show(value)
+def policy_fingerprint(ctx: CheckContext) -> dict[str, str]:
+    """The fingerprint of a leaf that does exactly what the policy says."""
+    p = ctx.policy
+    wd = p.pfc_watchdog
+    band = EcnSetting(p.ecn.min_kbytes * KB, p.ecn.max_kbytes * KB, p.ecn.probability)
+    watchdog = Watchdog(wd.enabled, wd.action, wd.detection_ms, wd.restoration_ms, wd.polling_ms)
+    fp = {
+        "RoCE DSCP class": show(p.roce.priority),
+        "CNP DSCP class": show(p.cnp.priority),
+        "trust": show(p.trust),
+        "PFC": show(True),
+        "PFC no-drop": show(p.lossless_priorities),
+        "ECN": _ecn_text(band, ctx),
+    }
+    if p.cnp_strict:
+        fp["CNP queue strict"] = show(True)
+    if wd.enabled:
+        fp["PFC watchdog"] = f"{show(True)}, {_watchdog_text(watchdog)}"
+    return fp
+
+
+def _ecn_text(value: EcnSetting | None, ctx: CheckContext) -> str:
+    if value is None:
+        return "off"
+    if ecn_within_policy(value, ctx.policy):
+        e = ctx.policy.ecn
+        return f"policy band ({e.min_kbytes}-{e.max_kbytes} KB, {e.probability}%)"
+    return f"{value.min_bytes}-{value.max_bytes} B {value.probability}%"
+
+
+def _watchdog_text(value: Watchdog | None) -> str:
+    if value is None or not value.enabled:
+        return "timers off"
+    return f"{value.action} {value.detection_ms}/{value.restoration_ms}/{value.polling_ms} ms"
 
 
 @rule("rail.qos_consistency", Severity.ERROR, scope="fabric", kinds=["switch"])
 def check_rail_consistency(ctx: CheckContext) -> Iterator[Issue]:
-    """All leaves of a rail have the same QoS fingerprint; a leaf that differs is named with the settings
-    that differ from the rest of its rail."""
-    rails: dict[int, list[DeviceState]] = defaultdict(list)
+    """All leaves of a rail agree on what the policy asks of them (DSCP classes, trust, PFC, ECN on the
+    RoCE queue, strict CNP queue, watchdog), read on the fabric ports of the plan. A leaf that differs
+    is named with the settings that differ from its rail's majority, or from the policy when there is
+    no majority."""
+    rails: dict[int, list[tuple[DeviceState, Device]]] = defaultdict(list)
     for device in ctx.fabric.by_role(Role.LEAF):
         state = ctx.states.get(device.name)
         if device.rail is not None and state is not None and "qos" in state.facets:
-            rails[device.rail].append(state)
-    for rail, states in sorted(rails.items()):
-        if len(states) < 2:
+            rails[device.rail].append((state, device))
+    for rail, members in sorted(rails.items()):
+        if len(members) < 2:
             continue
-        prints = {s.name: qos_fingerprint(s) for s in states}
-        counts = Counter(repr(sorted(p.items())) for p in prints.values())
-        reference = _reference(ctx, states, prints, counts)
+        prints = {state.name: qos_fingerprint(state, device, ctx) for state, device in members}
+        counts = Counter(tuple(sorted(fp.items())) for fp in prints.values()).most_common()
+        majority = len(counts) == 1 or counts[0][1] > counts[1][1]
+        reference = dict(counts[0][0]) if majority else policy_fingerprint(ctx)
+        against = "the rest of rail" if majority else "the policy, as rail has no majority,"
         for name, fp in prints.items():
             diff = {k: v for k, v in fp.items() if v != reference[k]}
             if diff:
@@ -66,17 +104,8 @@ def check_rail_consistency(ctx: CheckContext) -> Iterator[Issue]:
                     None,
                     "; ".join(f"{k}: {reference[k]}" for k in diff),
                     "; ".join(f"{k}: {v}" for k, v in diff.items()),
-                    f"leaf differs from the rest of rail {rail} in: {', '.join(diff)}",
+                    f"leaf differs from {against} {rail} in: {', '.join(diff)}",
                 )
-
-
-def _reference(ctx: CheckContext, states: list[DeviceState], prints: dict, counts: Counter) -> dict[str, str]:
-    """The rail's majority fingerprint; on a tie, the one the policy intends."""
-    ranked = counts.most_common()
-    if len(ranked) == 1 or ranked[0][1] > ranked[1][1]:
-        return next(p for p in prints.values() if repr(sorted(p.items())) == ranked[0][0])
-    device = ctx.fabric.devices[states[0].name]
-    return qos_fingerprint(device_intent(device, ctx.fabric, ctx.policy))
 
 
 @rule("rail.cabling", Severity.ERROR, scope="fabric", facet="lldp")
@@ -84,12 +113,19 @@ def check_rail_cabling(ctx: CheckContext) -> Iterator[Issue]:
     """LLDP shows every cable where the rail plan puts it: NIC i on the leaf of rail i at the planned
     port, every leaf seeing its planned servers and spines. One finding per cable, from the lower end
     when it disagrees, else from the upper end."""
+    # Neighbours by local port, built once per device: a scan per cable is quadratic in the ports.
+    by_port: dict[str, dict[str, list[LldpNeighbor]]] = {}
+    for name, state in ctx.states.items():
+        if "lldp" in state.facets and not state.collection_error:
+            table = by_port[name] = {}
+            for n in state.lldp:
+                table.setdefault(n.local_interface, []).append(n)
     for link in ctx.fabric.links:
         for end, peer in ((link.a, link.b), (link.b, link.a)):
-            state = ctx.states.get(end.device)
-            if state is None or "lldp" not in state.facets or state.collection_error:
+            table = by_port.get(end.device)
+            if table is None:
                 continue
-            seen = [n for n in state.lldp if n.local_interface == end.interface]
+            seen = table.get(end.interface, [])
             if any(n.system_name == peer.device and n.port == peer.interface for n in seen):
                 continue
             planned = f"{peer.device}:{peer.interface}"
