@@ -18,6 +18,7 @@ from netcfg.drift import Change, snapshot_drift
 from netcfg.errors import InputError, Interrupted, OutputError
 from netcfg.explain import explain_headroom
 from netcfg.generate import write_generated_inventory
+from netcfg.interrupt import raise_on_signals
 from netcfg.inventory import load_fabric
 from netcfg.model import Fabric
 from netcfg.nornir_inventory import Login, read_connections, read_login
@@ -192,7 +193,7 @@ def _interrupted(exc: Interrupted) -> int:
 
 @command("collect")
 def cmd_collect(args: argparse.Namespace, console: Console) -> int:
-    from netcfg.collect import collect, raise_on_signals
+    from netcfg.collect import collect
 
     fabric, _ = load(args.inventory)
     login, connections = _login_and_connections(args, fabric)
@@ -214,7 +215,6 @@ def cmd_collect(args: argparse.Namespace, console: Console) -> int:
 @command("audit")
 def cmd_audit(args: argparse.Namespace, console: Console) -> int:
     from netcfg.audit import run_audit
-    from netcfg.collect import raise_on_signals
 
     fabric, policy = load(args.inventory)
     login, connections = _login_and_connections(args, fabric)

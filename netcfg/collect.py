@@ -6,65 +6,52 @@ of each host's task. A device that fails becomes a collection error in the snaps
 before failing is kept.
 
 A collection either commits a complete snapshot or leaves nothing: a write error (OutputError) or a
-signal (Interrupted, see `raise_on_signals`) stops every device, ends the collector processes and
-removes the temporary folders.
+signal (Interrupted, see `netcfg.interrupt.raise_on_signals`) stops every device, ends the collector
+processes and removes the temporary folders.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import logging
-import os
 import random
 import re
 import shutil
-import signal
 import socket
-import sys
 import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import cache, partial
-from multiprocessing import get_context
-from multiprocessing.connection import Connection
-from multiprocessing.connection import wait as wait_for_any
-from multiprocessing.context import BaseContext
-from multiprocessing.process import BaseProcess
+from functools import cache
 from pathlib import Path
 from queue import Empty, SimpleQueue
 from typing import Any
 
-import paramiko
 from netmiko import BaseConnection
 from netmiko.exceptions import NetmikoAuthenticationException, ReadTimeout
 from netmiko.ssh_dispatcher import ssh_dispatcher
 from nornir.core import Nornir
 from nornir.core.inventory import Host
 from nornir.core.task import AggregatedResult, MultiResult, Result, Task
-from paramiko.hostkeys import HostKeyEntry
 from paramiko.ssh_exception import BadHostKeyException, SSHException
 
 from netcfg import __version__
-from netcfg.errors import InputError, Interrupted, OutputError
+from netcfg.errors import InputError, OutputError
+from netcfg.interrupt import Stop
+from netcfg.known_hosts import read_known_hosts, split_known_hosts
 from netcfg.model import Device, DeviceState, Fabric
 from netcfg.nornir_inventory import Login, nornir_inventory
 from netcfg.platforms import get_platform
+from netcfg.processes import ChildProcesses
 from netcfg.snapshot import SnapshotWriter, as_saved
 from netcfg.sources import device_state
 
 # paramiko logs a reset connection at ERROR, and with no handler Python prints that on stderr; the
 # device's collection error already says what happened.
 logging.getLogger("paramiko").addHandler(logging.NullHandler())
-
-# A known_hosts file is a line per host: even 100,000 devices stay far below this.
-KNOWN_HOSTS_MAX_BYTES = 64 * 1024 * 1024
-_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
-# How OpenSSH names key types: ssh-ed25519, ecdsa-sha2-nistp256, sk-ssh-ed25519@openssh.com, ...
-_KEY_TYPE = re.compile(r"[a-z0-9][a-z0-9@._-]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,79 +111,6 @@ def selected_devices(fabric: Fabric, selection: Selection | None) -> list[str]:
     return names
 
 
-@contextmanager
-def raise_on_signals() -> Iterator[None]:
-    """While the block runs, SIGINT and SIGTERM raise Interrupted in the main thread.
-
-    SIGTERM would otherwise end the process on the spot, leaving its temporary folders and collector
-    processes behind. Only the first signal raises, so a second Ctrl-C cannot cut the clean-up short;
-    a signal the process was started with ignored (`nohup`, a background job) stays ignored.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    raised = False
-
-    def interrupt(signum: int, _frame: object) -> None:
-        nonlocal raised
-        if not raised:
-            raised = True
-            raise Interrupted(signum)
-
-    previous = {}
-    for signum in _STOP_SIGNALS:
-        if signal.getsignal(signum) is not signal.SIG_IGN:
-            previous[signum] = signal.signal(signum, interrupt)
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
-
-
-class _Stop:
-    """Ends a collection early: no device starts after `set`, and live SSH sockets are shut down.
-
-    A shut socket ends paramiko's transport, and the session class below then fails its read at
-    once instead of waiting out the device's timeout.
-    """
-
-    def __init__(self) -> None:
-        self._event = threading.Event()
-        self._lock = threading.Lock()
-        self._sockets: set[socket.socket] = set()
-
-    def is_set(self) -> bool:
-        return self._event.is_set()
-
-    def wait(self, seconds: float) -> bool:
-        return self._event.wait(seconds)
-
-    def set(self) -> None:
-        self._event.set()
-        with self._lock:
-            live = list(self._sockets)
-        for sock in live:
-            _shut(sock)
-
-    @contextmanager
-    def watching(self, sock: socket.socket) -> Iterator[None]:
-        with self._lock:
-            self._sockets.add(sock)
-        if self._event.is_set():
-            _shut(sock)
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._sockets.discard(sock)
-
-
-def _shut(sock: socket.socket) -> None:
-    with suppress(OSError):  # already closed, or never connected
-        sock.shutdown(socket.SHUT_RDWR)
-
-
 class _StoppableRunner:
     """Nornir runner: `workers` daemon threads that take no new device once the collection stops.
 
@@ -204,7 +118,7 @@ class _StoppableRunner:
     interrupted collection would go on until every queued device had answered or timed out.
     """
 
-    def __init__(self, workers: int, stop: _Stop) -> None:
+    def __init__(self, workers: int, stop: Stop) -> None:
         self.workers = workers
         self.stop = stop
 
@@ -245,74 +159,6 @@ def _connect(host: Host, opts: CollectOptions) -> socket.socket:
     sock = socket.create_connection((host.hostname, host.port), timeout=opts.timeout_s)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     return sock
-
-
-def read_known_hosts(path: Path) -> paramiko.HostKeys:
-    """Host keys from an OpenSSH known_hosts file; InputError naming the file or line that is not one.
-
-    paramiko skips lines it cannot read without a word: a file that is not a known_hosts file would
-    then refuse every device as unknown instead of being named as the mistake.
-    """
-    where = f"--known-hosts {path}"
-    expected = "expected an OpenSSH known_hosts file"
-    if not path.is_file():
-        raise InputError(where, f"not a regular file; {expected}")
-    try:
-        if path.stat().st_size > KNOWN_HOSTS_MAX_BYTES:
-            raise InputError(where, f"larger than {KNOWN_HOSTS_MAX_BYTES >> 20} MiB; {expected}")
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(where, f"cannot be read ({exc.strerror}); {expected}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise InputError(f"{where}:{line}", f"not UTF-8 text; {expected}") from None
-    keys = paramiko.HostKeys()
-    for number, line in enumerate(text.splitlines(), 1):
-        line = " ".join(line.split())
-        if not line or line.startswith("#"):
-            continue
-        if line.startswith("@revoked"):
-            raise InputError(
-                f"{where}:{number}", "@revoked is not supported: remove the revoked key's lines instead"
-            )
-        if line.startswith("@"):
-            # @cert-authority: netcfg trusts no host certificate, so such hosts are refused, not let in.
-            continue
-        fields = line.split(" ")
-        if len(fields) < 3 or not _KEY_TYPE.fullmatch(fields[1]):
-            raise InputError(f"{where}:{number}", "expected 'HOSTS KEY-TYPE BASE64-KEY' (a known_hosts line)")
-        try:
-            entry = HostKeyEntry.from_line(line, number)
-        except Exception:  # paramiko's key classes raise several kinds of error on corrupt key data
-            raise InputError(f"{where}:{number}", "the key is not a valid base64 SSH public key") from None
-        if entry is not None:  # None: a key type paramiko cannot use; such a host is refused
-            for name in entry.hostnames:
-                keys.add(name, entry.key.get_name(), entry.key)
-    return keys
-
-
-def split_known_hosts(every: paramiko.HostKeys, hosts: list[Host], folder: Path) -> dict[str, Path]:
-    """One small known_hosts file per device.
-
-    netmiko has paramiko re-read the whole file on every connection: with a thousand devices that
-    parsing cost more CPU than the SSH sessions themselves. Keys are still checked before any password
-    is sent; a device missing from the file gets an empty one and is refused.
-    """
-    out = {}
-    for host in hosts:
-        name = host.hostname if host.port == 22 else f"[{host.hostname}]:{host.port}"
-        mine = paramiko.HostKeys()
-        for key_type, key in (every.lookup(name) or {}).items():
-            mine.add(name, key_type, key)
-        path = folder / f"{host.name}.known_hosts"
-        try:
-            mine.save(str(path))
-        except OSError as exc:
-            raise OutputError.from_os_error(path, exc) from None
-        out[host.name] = path
-    return out
 
 
 def _netmiko_args(host: Host, sock: socket.socket, opts: CollectOptions) -> dict[str, Any]:
@@ -452,7 +298,7 @@ def _failure(exc: BaseException, host: Host, opts: CollectOptions, done: int) ->
 
 
 def collect_device(
-    task: Task, fabric: Fabric, writer: SnapshotWriter, opts: CollectOptions, stop: _Stop
+    task: Task, fabric: Fabric, writer: SnapshotWriter, opts: CollectOptions, stop: Stop
 ) -> Result:
     """Run the platform's commands on one device and save them.
 
@@ -544,7 +390,7 @@ def _run(
     opts: CollectOptions,
     keys: dict[str, Path],
     on_done: Callable[[], object] | None,
-    stop: _Stop,
+    stop: Stop,
 ) -> dict[str, DeviceCollection]:
     for name, path in keys.items():
         if name in nr.inventory.hosts:
@@ -567,6 +413,7 @@ def _run(
 class _Shard:
     """One collector process's part of the fabric."""
 
+    fabric: Fabric
     login: Login
     connections: dict[str, dict] | None
     opts: CollectOptions
@@ -574,156 +421,27 @@ class _Shard:
     target: Path
     tmp: Path
     keys: dict[str, Path]
-    parent_pid: int
 
 
-@contextmanager
-def _stop_signals_blocked() -> Iterator[None]:
-    """SIGINT and SIGTERM held back while collector processes start.
-
-    A collector is born with its parent's handlers (forked) or Python's (spawned); held back, no
-    signal reaches it before it has set its own, and the parent gets them as soon as the block ends.
-    """
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
-def _die_with_parent(parent_pid: int) -> None:
-    """Linux: the kernel ends this collector when the netcfg process that started it dies, even by
-    SIGKILL, which leaves it no chance to end its collectors itself."""
-    if sys.platform != "linux":
-        return
-    import ctypes
-
-    pr_set_pdeathsig = 1
-    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
-    if os.getppid() != parent_pid:  # the parent died before the request was in place
-        os._exit(1)
-
-
-def _shard_main(fabric: Fabric, shard: _Shard, results: Connection, progress: bool) -> None:
-    """A collector process: collect its devices and send ("done", 1) per device, then ("found", ...)
-    or ("error", exception)."""
-    # The parent ends its collectors itself, with SIGTERM; a Ctrl-C at the terminal reaches the whole
-    # process group, and must not make each collector print a traceback of its own.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    _die_with_parent(shard.parent_pid)
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
-    lock = threading.Lock()
-
-    def report(message: tuple[str, object]) -> None:
-        with lock:  # devices finish on many threads; a Connection is not thread-safe
-            results.send(message)
-
-    stop = _Stop()
-    nr = _nornir(
-        fabric, shard.login, shard.connections, _StoppableRunner(shard.opts.workers, stop), shard.names
-    )
+def _collect_shard(shard: _Shard, on_done: Callable[[], None] | None) -> dict[str, DeviceCollection]:
+    """A collector process's work: its devices, into the parent's temporary folder."""
+    stop = Stop()
+    runner = _StoppableRunner(shard.opts.workers, stop)
+    nr = _nornir(shard.fabric, shard.login, shard.connections, runner, shard.names)
     writer = SnapshotWriter(shard.target, shard.tmp)
-    on_done = partial(report, ("done", 1)) if progress else None
-    try:
-        found = _run(nr, fabric, writer, shard.opts, shard.keys, on_done, stop)
-    except Exception as exc:
-        try:
-            report(("error", exc))
-        except Exception:  # an exception that does not pickle still reaches the parent, as text
-            report(("error", RuntimeError(f"{exc.__class__.__name__}: {exc}")))
-        return
-    report(("found", found))
+    return _run(nr, shard.fabric, writer, shard.opts, shard.keys, on_done, stop)
 
 
-def _process_context() -> BaseContext:
-    """fork where it is safe (Linux, no other thread in this process), else spawn.
-
-    A forked collector starts with netmiko imported and the fabric loaded; a spawned one spends
-    about a second of CPU importing them again, time in which nothing is collected.
-    """
-    if sys.platform == "linux" and threading.active_count() == 1:
-        return get_context("fork")
-    return get_context("spawn")
-
-
-_Collector = tuple[BaseProcess, Connection]
-
-
-def _start_collectors(fabric: Fabric, shards: list[_Shard], progress: bool) -> list[_Collector]:
-    context = _process_context()
-    collectors = []
-    with _stop_signals_blocked():
-        for number, shard in enumerate(shards, 1):
-            receive, send_end = context.Pipe(duplex=False)
-            process = context.Process(
-                target=_shard_main,
-                args=(fabric, shard, send_end, progress),
-                name=f"netcfg-collector-{number}",
-                daemon=True,
-            )
-            process.start()
-            send_end.close()
-            collectors.append((process, receive))
-    return collectors
-
-
-def _gather(
-    collectors: list[_Collector], advance: Callable[[], object] | None
-) -> dict[str, DeviceCollection]:
-    """Every collector's devices; the first collector's error is raised."""
+def _collect_in_processes(shards: list[_Shard], total: int, progress: bool) -> dict[str, DeviceCollection]:
     found: dict[str, DeviceCollection] = {}
-    pending = {receive: process for process, receive in collectors}
-    while pending:
-        for ready in wait_for_any(list(pending)):
-            assert isinstance(ready, Connection)
-            try:
-                kind, value = ready.recv()
-            except EOFError:
-                process = pending.pop(ready)
-                process.join()
-                raise RuntimeError(
-                    f"collector process {process.pid} ended (exit code {process.exitcode}) "
-                    "before reporting its devices"
-                ) from None
-            if kind == "error":
-                raise value
-            if kind == "found":
-                found |= value
-                del pending[ready]
-            elif advance is not None:
-                advance()
+    # The bar (and its refresh thread) starts only after the collectors are forked.
+    with (
+        ChildProcesses(_collect_shard, shards, progress) as collectors,
+        _progress_bar(progress, total) as advance,
+    ):
+        for part in collectors.results(advance):
+            found |= part
     return found
-
-
-def _end_collectors(collectors: list[_Collector]) -> None:
-    """No collector outlives the collection: those still running (interrupted, or after another's
-    error) are terminated, and every one is reaped."""
-    for process, _ in collectors:
-        if process.is_alive():
-            process.terminate()
-    for process, receive in collectors:
-        process.join(5)
-        if process.is_alive():
-            process.kill()
-            process.join()
-        receive.close()
-
-
-def _collect_in_processes(
-    fabric: Fabric, shards: list[_Shard], total: int, progress: bool
-) -> dict[str, DeviceCollection]:
-    collectors = _start_collectors(fabric, shards, progress)
-    try:
-        # The bar (and its refresh thread) starts only now, after the collectors are forked.
-        with _progress_bar(progress, total) as advance:
-            return _gather(collectors, advance)
-    finally:
-        _end_collectors(collectors)
 
 
 def collect(
@@ -746,7 +464,7 @@ def collect(
     Nornir runner: one Python process tops out at about one core of SSH work.
     """
     names = selected_devices(fabric, selection)
-    stop = _Stop()
+    stop = Stop()
     nr = _nornir(fabric, login, connections, _StoppableRunner(opts.workers, stop), names)
     host_keys = read_known_hosts(opts.known_hosts) if opts.known_hosts is not None else None
     writer = SnapshotWriter(target, replace=replace)
@@ -761,6 +479,7 @@ def collect(
         if opts.processes > 1 and len(names) > opts.processes:
             shards = [
                 _Shard(
+                    fabric,
                     login,
                     connections,
                     opts,
@@ -768,11 +487,10 @@ def collect(
                     writer.target,
                     writer.tmp,
                     keys,
-                    os.getpid(),
                 )
                 for i in range(opts.processes)
             ]
-            found = _collect_in_processes(fabric, shards, len(names), opts.progress)
+            found = _collect_in_processes(shards, len(names), opts.progress)
         else:
             with _progress_bar(opts.progress, len(names)) as advance:
                 found = _run(nr, fabric, writer, opts, keys, advance, stop)
