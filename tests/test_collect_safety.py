@@ -21,6 +21,7 @@ from netmiko import ConnectHandler
 from netcfg.audit import previous_snapshot, run_audit
 from netcfg.cli import main
 from netcfg.collect import CollectOptions, Selection, collect
+from netcfg.errors import InputError
 from netcfg.inventory import load_fabric
 from netcfg.lab.devices import DeviceFaults
 from netcfg.lab.fabric import lab_server, read_only_responder, shell_responder, write_connection_files
@@ -129,7 +130,7 @@ def test_collect_into_the_working_folder_is_refused(tmp_path, credentials, nowhe
 
 
 def test_an_earlier_snapshot_is_replaced_only_with_overwrite_and_only_if_netcfg_wrote_all_of_it(
-    lab_fabric, lab_policy, tmp_path, capsys
+    lab_fabric, lab_policy, tmp_path
 ):
     target = tmp_path / "snap"
     opts = CollectOptions(workers=2, timeout_s=3.0)
@@ -137,7 +138,7 @@ def test_an_earlier_snapshot_is_replaced_only_with_overwrite_and_only_if_netcfg_
         connections = _conns(server)
         collect(lab_fabric, LOGIN, target, opts, SPINES, connections)
         first = (target / "meta.json").read_text()
-        with pytest.raises(Exception, match="earlier netcfg snapshot; give --overwrite"):
+        with pytest.raises(InputError, match="earlier netcfg snapshot; give --overwrite"):
             collect(lab_fabric, LOGIN, target, opts, SPINES, connections)
         assert (target / "meta.json").read_text() == first
 
@@ -146,7 +147,7 @@ def test_an_earlier_snapshot_is_replaced_only_with_overwrite_and_only_if_netcfg_
         assert sorted(p.name for p in target.iterdir()) == ["meta.json", "spine1", "spine2"]
 
         (target / "spine1" / "my-notes.md").write_text("mine\n")
-        with pytest.raises(Exception, match=r"my-notes\.md: was not written by netcfg"):
+        with pytest.raises(InputError, match=r"my-notes\.md: was not written by netcfg"):
             collect(lab_fabric, LOGIN, target, opts, SPINES, connections, replace=True)
     assert (target / "spine1" / "my-notes.md").read_text() == "mine\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["snap"]
@@ -333,6 +334,34 @@ def test_a_signal_stops_collection_at_once_and_leaves_nothing(
     if command == "audit":
         assert previous_snapshot(parent, parent / "99999999") is None
         assert list((reports / "lab").iterdir()) == []
+
+
+def test_collectors_die_with_a_killed_audit_and_its_leftovers_are_never_the_previous_snapshot(
+    lab_fabric, lab_policy, tmp_path
+):
+    """SIGKILL leaves netcfg no chance to clean up: the kernel ends its collectors, and the hidden
+    half-written folder it leaves is not a snapshot to the next audit."""
+    slow = {name: DeviceFaults(slow_s=0.5) for name in lab_fabric.devices}
+    root = tmp_path / "snapshots" / "lab"
+    with lab_server(lab_fabric, lab_policy, slow, USER, PASSWORD) as server:
+        conns, known = write_connection_files(server, tmp_path / "lab")
+        cli = _netcfg("audit", str(LAB), "--snapshots", str(tmp_path / "snapshots"), "--processes", "2")
+        cli += [
+            "--reports",
+            str(tmp_path / "reports"),
+            "--connections",
+            str(conns),
+            "--known-hosts",
+            str(known),
+        ]
+        with subprocess.Popen(cli, env=ENV, stderr=subprocess.PIPE, start_new_session=True) as proc:
+            _wait_for(lambda: any(p.is_dir() for t in root.glob(".*") for p in t.iterdir()))
+            assert len(_group(proc.pid)) == 3
+            proc.kill()
+            proc.wait(timeout=10)
+            _wait_for(lambda: _group(proc.pid) == [], seconds=5)
+    assert [p.name.startswith(".") for p in root.iterdir()] == [True, True]  # snapshot and known_hosts
+    assert previous_snapshot(root, root / "99999999") is None
 
 
 def test_an_incomplete_folder_is_never_the_previous_snapshot(tmp_path):
@@ -596,3 +625,10 @@ def test_lab_serve_stops_on_a_signal_and_removes_what_it_wrote(tmp_path, signum,
         assert [p.name for p in state.iterdir()] == ["notes.txt"]
     with pytest.raises(ConnectionRefusedError):
         socket.create_connection(("127.0.0.1", port), timeout=1)
+
+
+def test_lab_serve_refuses_a_state_dir_that_is_a_file(tmp_path, credentials, capsys):
+    state = _a_file(tmp_path)
+    assert main(["lab", "serve", str(LAB), "--state-dir", str(state)]) == 2
+    assert f"--state-dir {state}: exists and is not a folder" in _one_line(capsys.readouterr().err)
+    assert state.read_text() == "keep me\n"
