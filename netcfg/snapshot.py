@@ -87,6 +87,9 @@ def check_target(target: Path, replace: bool) -> None:
     if target.is_symlink():
         raise InputError(str(target), f"is a symbolic link; {_WANTED}")
     if not target.exists():
+        above = next(p for p in target.parents if p.exists())
+        if not above.is_dir():
+            raise InputError(str(above), f"is not a folder, so {target} cannot be made in it")
         return
     if not target.is_dir():
         raise InputError(str(target), f"exists and is not a folder; {_WANTED}")

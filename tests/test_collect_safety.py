@@ -92,6 +92,10 @@ def _a_file(tmp_path: Path) -> Path:
     return path
 
 
+def _inside_a_file(tmp_path: Path) -> Path:
+    return _a_file(tmp_path) / "snap"
+
+
 def _a_symlink(tmp_path: Path) -> Path:
     link = tmp_path / "link"
     link.symlink_to(_foreign_folder(tmp_path))
@@ -105,6 +109,7 @@ def _a_symlink(tmp_path: Path) -> Path:
         (_fake_meta, "not a netcfg snapshot"),
         (_a_file, "not a folder"),
         (_a_symlink, "symbolic link"),
+        (_inside_a_file, "is not a folder, so"),
     ],
 )
 def test_collect_never_writes_over_what_netcfg_did_not_write(
