@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,9 +15,10 @@ from rich.console import Console
 from netcfg import __version__
 from netcfg.checks import RULES, Finding, Severity, run_checks
 from netcfg.drift import Change, snapshot_drift
-from netcfg.errors import InputError
+from netcfg.errors import InputError, Interrupted, OutputError
 from netcfg.explain import explain_headroom
 from netcfg.generate import write_generated_inventory
+from netcfg.interrupt import raise_on_signals
 from netcfg.inventory import load_fabric
 from netcfg.model import Fabric
 from netcfg.nornir_inventory import Login, read_connections, read_login
@@ -32,6 +35,8 @@ if TYPE_CHECKING:
     from netcfg.collect import CollectOptions, Selection
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+# netcfg could not write its output (disk full, no permission): nothing half-written was kept.
+EXIT_WRITE = 4
 COMMANDS: dict[str, Callable[[argparse.Namespace, Console], int]] = {}
 
 
@@ -159,7 +164,7 @@ def _collect_options(args: argparse.Namespace) -> CollectOptions:
         known_hosts = None
     else:
         known_hosts = Path(args.known_hosts).expanduser()
-        if not known_hosts.is_file():
+        if not known_hosts.exists():
             raise InputError(
                 f"--known-hosts {args.known_hosts}",
                 "file not found; host keys are checked by default (give a known_hosts file, or "
@@ -181,15 +186,25 @@ def _selection(args: argparse.Namespace) -> Selection:
     return Selection(device_glob=args.device, role=args.role, rail=args.rail)
 
 
+def _interrupted(exc: Interrupted) -> int:
+    print(f"netcfg: interrupted by {exc.signal_name}: stopped, nothing half-written kept", file=sys.stderr)
+    return exc.exit_code
+
+
 @command("collect")
 def cmd_collect(args: argparse.Namespace, console: Console) -> int:
     from netcfg.collect import collect
 
     fabric, _ = load(args.inventory)
     login, connections = _login_and_connections(args, fabric)
-    path, found = collect(
-        fabric, login, Path(args.output), _collect_options(args), _selection(args), connections
-    )
+    opts, selection = _collect_options(args), _selection(args)
+    try:
+        with raise_on_signals():
+            path, found = collect(
+                fabric, login, Path(args.output), opts, selection, connections, replace=args.overwrite
+            )
+    except Interrupted as exc:
+        return _interrupted(exc)
     failed = {n: f.error for n, f in found.items() if f.error}
     console.print(f"collected {len(found) - len(failed)}/{len(found)} devices into {path}/")
     for name, (kind, message) in sorted(failed.items()):
@@ -203,16 +218,14 @@ def cmd_audit(args: argparse.Namespace, console: Console) -> int:
 
     fabric, policy = load(args.inventory)
     login, connections = _login_and_connections(args, fabric)
-    result = run_audit(
-        fabric,
-        policy,
-        login,
-        Path(args.snapshots),
-        Path(args.reports),
-        _collect_options(args),
-        _selection(args),
-        connections,
-    )
+    opts, selection = _collect_options(args), _selection(args)
+    try:
+        with raise_on_signals():
+            result = run_audit(
+                fabric, policy, login, Path(args.snapshots), Path(args.reports), opts, selection, connections
+            )
+    except Interrupted as exc:
+        return _interrupted(exc)
     return _print_audit(result, args, console)
 
 
@@ -301,24 +314,27 @@ def cmd_diff(args: argparse.Namespace, console: Console) -> int:
 @command("lab serve")
 def cmd_lab_serve(args: argparse.Namespace, console: Console) -> int:
     from netcfg.lab.devices import load_faults
-    from netcfg.lab.fabric import lab_server, write_connection_files
+    from netcfg.lab.fabric import connection_files, lab_server
 
     fabric, policy = load(args.inventory)
     login = read_login(fabric)
     faults = load_faults(Path(args.faults) if args.faults else None, fabric)
     server = lab_server(fabric, policy, faults, login.username, login.password)
 
-    def ready(_server: object) -> None:
-        connections, known_hosts = write_connection_files(server, Path(args.state_dir))
-        console.print(
-            f"lab: {len(server.ports)} devices on {server.host}, ports "
-            f"{min(server.ports.values())}-{max(server.ports.values())}"
-        )
-        console.print(f"connections: {connections}\nknown_hosts: {known_hosts}")
-        console.print(
-            f"try: netcfg audit {args.inventory} --connections {connections} --known-hosts {known_hosts}"
-        )
-        console.print("Ctrl-C stops the lab.")
+    @contextmanager
+    def ready(_server: object) -> Iterator[None]:
+        # The files exist while the lab runs, and are removed when Ctrl-C or SIGTERM stops it.
+        with connection_files(server, Path(args.state_dir)) as (connections, known_hosts):
+            console.print(
+                f"lab: {len(server.ports)} devices on {server.host}, ports "
+                f"{min(server.ports.values())}-{max(server.ports.values())}"
+            )
+            console.print(f"connections: {connections}\nknown_hosts: {known_hosts}")
+            console.print(
+                f"try: netcfg audit {args.inventory} --connections {connections} --known-hosts {known_hosts}"
+            )
+            console.print("Ctrl-C stops the lab.")
+            yield
 
     server.serve_forever(on_ready=ready)
     return EXIT_OK
@@ -380,7 +396,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     co = sub.add_parser("collect", help="collect every device over SSH into a snapshot")
     co.add_argument("inventory")
-    co.add_argument("-o", "--output", required=True, help="snapshot folder to write")
+    co.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        help="snapshot folder to write: new or empty (anything else is refused, nothing is removed)",
+    )
+    co.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace an earlier netcfg snapshot at --output (if it holds only what netcfg wrote)",
+    )
     add_collect_args(co)
 
     au = sub.add_parser("audit", help="collect into snapshots/<fabric>/<time>/, check, report drift")
@@ -413,19 +439,52 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _count(text: str) -> int:
+    """argparse type: a whole number of at least 1."""
+    wrong = argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    try:
+        value = int(text)
+    except ValueError:
+        raise wrong from None
+    if value < 1:
+        raise wrong
+    return value
+
+
+def _seconds(minimum_excluded: bool) -> Callable[[str], float]:
+    """argparse type: a finite number of seconds, above 0 (`minimum_excluded`) or at least 0."""
+    bound = "above 0" if minimum_excluded else "of at least 0"
+
+    def parse(text: str) -> float:
+        wrong = argparse.ArgumentTypeError(f"expected a number of seconds {bound}, got {text!r}")
+        try:
+            value = float(text)
+        except ValueError:
+            raise wrong from None
+        if not math.isfinite(value) or value < 0 or (minimum_excluded and value == 0):
+            raise wrong
+        return value
+
+    return parse
+
+
 def add_collect_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "--workers", type=int, default=50, help="devices collected at once per process (default 50)"
+        "--workers", type=_count, default=50, help="devices collected at once per process (default 50)"
     )
-    p.add_argument("--processes", type=int, default=1, help="collector processes (about one core each)")
-    p.add_argument("--timeout", type=float, default=10.0, help="per-device connect/command timeout, s")
-    p.add_argument("--jitter", type=float, default=0.0, help="random start delay per device, up to S seconds")
+    p.add_argument("--processes", type=_count, default=1, help="collector processes (about one core each)")
+    p.add_argument(
+        "--timeout", type=_seconds(True), default=10.0, help="per-device connect/command timeout, s"
+    )
+    p.add_argument(
+        "--jitter", type=_seconds(False), default=0.0, help="random start delay per device, up to S seconds"
+    )
     p.add_argument("--known-hosts", default="~/.ssh/known_hosts", help="known_hosts file for host-key checks")
     p.add_argument("--no-host-key-check", action="store_true", help="accept any host key (labs only)")
     p.add_argument("--connections", help="JSON device -> {hostname, port} (as `netcfg lab serve` writes)")
     p.add_argument("--device", help="only devices whose name matches this glob")
     p.add_argument("--role", choices=["leaf", "spine", "superspine", "host"])
-    p.add_argument("--rail", type=int, help="only the leaves and NICs of this rail")
+    p.add_argument("--rail", type=_count, help="only the leaves and NICs of this rail")
 
 
 def add_report_args(p: argparse.ArgumentParser) -> None:
@@ -451,6 +510,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # One plain line: rich would wrap it at the terminal width.
         print(f"netcfg: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except OutputError as exc:
+        print(f"netcfg: error: {exc}", file=sys.stderr)
+        return EXIT_WRITE
     except KeyboardInterrupt:
         return 130
     except Exception as exc:

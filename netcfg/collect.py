@@ -4,48 +4,54 @@ Settings follow the measurements in live-collection-notes.md: a socket with TCP_
 netmiko, no prompt search before each command, a small delay factor, the connection closed at the end
 of each host's task. A device that fails becomes a collection error in the snapshot; what it printed
 before failing is kept.
+
+A collection either commits a complete snapshot or leaves nothing: a write error (OutputError) or a
+signal (Interrupted, see `netcfg.interrupt.raise_on_signals`) stops every device, ends the collector
+processes and removes the temporary folders.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import logging
 import random
 import re
 import shutil
 import socket
-import sys
 import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import cache, partial
-from multiprocessing import get_context
-from multiprocessing.context import BaseContext
-from multiprocessing.queues import Queue
+from functools import cache
 from pathlib import Path
-from queue import Empty
+from queue import Empty, SimpleQueue
 from typing import Any
 
-import paramiko
 from netmiko import BaseConnection
-from netmiko.exceptions import NetmikoAuthenticationException, NetmikoTimeoutException, ReadTimeout
+from netmiko.exceptions import NetmikoAuthenticationException, ReadTimeout
 from netmiko.ssh_dispatcher import ssh_dispatcher
 from nornir.core import Nornir
 from nornir.core.inventory import Host
 from nornir.core.task import AggregatedResult, MultiResult, Result, Task
-from nornir.plugins.runners import ThreadedRunner
 from paramiko.ssh_exception import BadHostKeyException, SSHException
 
 from netcfg import __version__
-from netcfg.model import DeviceState, Fabric
+from netcfg.errors import InputError, OutputError
+from netcfg.interrupt import Stop
+from netcfg.known_hosts import read_known_hosts, split_known_hosts
+from netcfg.model import Device, DeviceState, Fabric
 from netcfg.nornir_inventory import Login, nornir_inventory
 from netcfg.platforms import get_platform
+from netcfg.processes import ChildProcesses
 from netcfg.snapshot import SnapshotWriter, as_saved
 from netcfg.sources import device_state
+
+# paramiko logs a reset connection at ERROR, and with no handler Python prints that on stderr; the
+# device's collection error already says what happened.
+logging.getLogger("paramiko").addHandler(logging.NullHandler())
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,12 +83,75 @@ class Selection:
     role: str | None = None
     rail: int | None = None
 
-    def matches(self, host: Host) -> bool:
-        if self.device_glob and not fnmatch.fnmatch(host.name, self.device_glob):
+    def matches(self, device: Device) -> bool:
+        if self.device_glob and not fnmatch.fnmatch(device.name, self.device_glob):
             return False
-        if self.role and host.data["role"] != self.role:
+        if self.role and device.role.value != self.role:
             return False
-        return not (self.rail is not None and self.rail not in host.data["rails"])
+        # A server belongs to every rail its NICs are on, so `--rail N` also selects its servers.
+        rails = {nic.rail for nic in device.nics} | ({device.rail} if device.rail is not None else set())
+        return self.rail is None or self.rail in rails
+
+    def describe(self) -> str:
+        """The selection as the command-line options that make it."""
+        options = [
+            f"--device {self.device_glob}" if self.device_glob else "",
+            f"--role {self.role}" if self.role else "",
+            f"--rail {self.rail}" if self.rail is not None else "",
+        ]
+        return " ".join(o for o in options if o) or "selection"
+
+
+def selected_devices(fabric: Fabric, selection: Selection | None) -> list[str]:
+    """Names of the devices `selection` picks, sorted; InputError if it picks none."""
+    names = sorted(n for n, d in fabric.devices.items() if selection is None or selection.matches(d))
+    if not names:
+        where = selection.describe() if selection is not None else fabric.source
+        raise InputError(where, f"matches no device of the inventory {fabric.source}; nothing collected")
+    return names
+
+
+class _StoppableRunner:
+    """Nornir runner: `workers` daemon threads that take no new device once the collection stops.
+
+    Nornir's ThreadedRunner joins its pool on the way out, and Python joins it again at exit: an
+    interrupted collection would go on until every queued device had answered or timed out.
+    """
+
+    def __init__(self, workers: int, stop: Stop) -> None:
+        self.workers = workers
+        self.stop = stop
+
+    def run(self, task: Task, hosts: list[Host]) -> AggregatedResult:
+        todo: SimpleQueue[Host] = SimpleQueue()
+        for host in hosts:
+            todo.put(host)
+        done: SimpleQueue[tuple[str, MultiResult]] = SimpleQueue()
+
+        def work() -> None:
+            while not self.stop.is_set():
+                try:
+                    host = todo.get_nowait()
+                except Empty:
+                    return
+                done.put((host.name, task.copy().start(host)))
+
+        threads = [
+            threading.Thread(target=work, name="netcfg-collect", daemon=True)
+            for _ in range(min(self.workers, len(hosts)))
+        ]
+        for thread in threads:
+            thread.start()
+        result = AggregatedResult(task.name)
+        while len(result) < len(hosts):
+            try:
+                name, multi = done.get(timeout=0.2)
+            except Empty:
+                if self.stop.is_set() and not any(t.is_alive() for t in threads) and done.empty():
+                    break
+                continue
+            result[name] = multi
+        return result
 
 
 def _connect(host: Host, opts: CollectOptions) -> socket.socket:
@@ -90,26 +159,6 @@ def _connect(host: Host, opts: CollectOptions) -> socket.socket:
     sock = socket.create_connection((host.hostname, host.port), timeout=opts.timeout_s)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     return sock
-
-
-def split_known_hosts(known_hosts: Path, hosts: list[Host], folder: Path) -> dict[str, Path]:
-    """One small known_hosts file per device.
-
-    netmiko has paramiko re-read the whole file on every connection: with a thousand devices that
-    parsing cost more CPU than the SSH sessions themselves. Keys are still checked before any password
-    is sent; a device missing from the file gets an empty one and is refused.
-    """
-    every = paramiko.HostKeys(str(known_hosts))
-    out = {}
-    for host in hosts:
-        name = host.hostname if host.port == 22 else f"[{host.hostname}]:{host.port}"
-        mine = paramiko.HostKeys()
-        for key_type, key in (every.lookup(name) or {}).items():
-            mine.add(name, key_type, key)
-        path = folder / f"{host.name}.known_hosts"
-        mine.save(str(path))
-        out[host.name] = path
-    return out
 
 
 def _netmiko_args(host: Host, sock: socket.socket, opts: CollectOptions) -> dict[str, Any]:
@@ -143,16 +192,25 @@ def _netmiko_args(host: Host, sock: socket.socket, opts: CollectOptions) -> dict
 
 
 class _ReadOnlySession:
-    """What collection changes in netmiko's class for a platform: two round trips it does not need.
+    """What collection changes in netmiko's class for a platform: two round trips it does not need,
+    and a read that notices a closed session.
 
-    Measured one device at a time on the lab, they were a fifth of each device's client CPU and
-    about half of its wall time.
+    Measured one device at a time on the lab, the round trips were a fifth of each device's client
+    CPU and about half of its wall time.
     """
 
     def _try_session_preparation(self, force_data: bool = True) -> None:
         # netmiko would send a RETURN and sleep 100 ms to make the device talk. A device prints its
         # prompt after login anyway, and netmiko's first read sends the RETURN itself if it does not.
         super()._try_session_preparation(force_data=False)  # type: ignore[misc]
+
+    def read_channel(self) -> str:
+        # netmiko polls a closed channel until its read timeout; a session the device (or a stopped
+        # collection) closed has nothing more to say.
+        output = super().read_channel()  # type: ignore[misc]
+        if not output and getattr(self.remote_conn, "closed", False):  # type: ignore[attr-defined]
+            raise EOFError("the SSH session was closed")
+        return output
 
     def cleanup(self, command: str = "exit") -> None:
         # Collection never enters config mode, so there is nothing to leave; closing the SSH channel
@@ -185,16 +243,74 @@ def send(conn: BaseConnection, command: str, timeout_s: float) -> str:
     )
 
 
-def collect_device(task: Task, fabric: Fabric, writer: SnapshotWriter, opts: CollectOptions) -> Result:
-    """Run the platform's commands on one device and save them; never raises."""
+def _session(
+    host: Host, sock: socket.socket, device: Device, opts: CollectOptions, found: DeviceCollection
+) -> None:
+    """Run the platform's commands over SSH into `found`; a device's failure becomes `found.error`."""
+    platform = get_platform(device.platform)
+    conn = None
+    try:
+        conn = session_class(host.platform)(**_netmiko_args(host, sock, opts))
+        for batch in platform.batches(device):
+            t = time.monotonic()
+            text = send(conn, batch.cli, opts.timeout_s)
+            elapsed = round(time.monotonic() - t, 4)
+            for file, output in batch.split(text).items():
+                found.outputs[file] = as_saved(platform.mask_secrets(output))
+                found.durations[file] = elapsed
+    except (SSHException, ReadTimeout, EOFError, OSError) as exc:  # netmiko's are SSHExceptions too
+        found.error = _failure(exc, host, opts, len(found.outputs))
+    finally:
+        if conn is not None:
+            conn.disconnect()
+        else:
+            sock.close()
+
+
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    """`exc` and the exceptions it was raised from or while handling (netmiko re-raises paramiko's)."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        yield seen
+        seen = seen.__cause__ or seen.__context__
+
+
+def _failure(exc: BaseException, host: Host, opts: CollectOptions, done: int) -> tuple[str, str]:
+    """A device's failed SSH session as a collection error (kind, message)."""
+    where = f"{host.hostname}:{host.port}"
+    causes = list(_causes(exc))
+    if any(isinstance(e, BadHostKeyException) for e in causes):
+        # netmiko wraps it in a NetmikoTimeoutException: a possible man in the middle is no timeout.
+        return (
+            "auth",
+            f"host key of {where} differs from known_hosts (possible man-in-the-middle); not logged in",
+        )
+    if any(isinstance(e, SSHException) and "not found in known_hosts" in str(e) for e in causes):
+        return "auth", f"host key of {where} is not in known_hosts; not logged in"
+    if isinstance(exc, NetmikoAuthenticationException):
+        return "auth", f"login as {host.username!r} refused by {where}"
+    if isinstance(exc, EOFError):
+        return "timeout", f"the SSH session closed after {done} command(s)"
+    if isinstance(exc, SSHException):
+        return "timeout", f"SSH session failed after {done} command(s) ({' '.join(str(exc).split())})"
+    late = f"no complete answer within {opts.timeout_s:g} s after {done} command(s)"
+    return "timeout", f"{late} ({exc.__class__.__name__})"
+
+
+def collect_device(
+    task: Task, fabric: Fabric, writer: SnapshotWriter, opts: CollectOptions, stop: Stop
+) -> Result:
+    """Run the platform's commands on one device and save them.
+
+    A device's failure is its collection error; a failure to save stops the whole collection
+    (`writer.error`). Either way nothing is raised into Nornir, which would log a traceback.
+    """
     host = task.host
     device = fabric.devices[host.name]
-    platform = get_platform(device.platform)
     found = DeviceCollection()
     started = time.monotonic()
-    if opts.jitter_s:
-        time.sleep(random.uniform(0, opts.jitter_s))
-    conn = None
+    if stop.is_set() or (opts.jitter_s and stop.wait(random.uniform(0, opts.jitter_s))):
+        return Result(host=host, result=None, failed=True)
     try:
         sock = _connect(host, opts)
     except OSError as exc:
@@ -203,39 +319,16 @@ def collect_device(task: Task, fabric: Fabric, writer: SnapshotWriter, opts: Col
             f"{host.hostname}:{host.port}: {exc.strerror or exc.__class__.__name__}",
         )
     else:
-        try:
-            conn = session_class(host.platform)(**_netmiko_args(host, sock, opts))
-            for batch in platform.batches(device):
-                t = time.monotonic()
-                text = send(conn, batch.cli, opts.timeout_s)
-                elapsed = round(time.monotonic() - t, 4)
-                for file, output in batch.split(text).items():
-                    found.outputs[file] = as_saved(platform.mask_secrets(output))
-                    found.durations[file] = elapsed
-        except NetmikoAuthenticationException:
-            found.error = ("auth", f"login as {host.username!r} refused by {host.hostname}:{host.port}")
-        except BadHostKeyException:
-            found.error = ("auth", f"host key of {host.hostname}:{host.port} differs from known_hosts")
-        except SSHException as exc:
-            # paramiko reports an unknown host key as a bare SSHException: tell it apart from a dead session.
-            if "known_hosts" in str(exc):
-                found.error = ("auth", f"host key of {host.hostname}:{host.port} is not in known_hosts")
-            else:
-                found.error = ("timeout", f"SSH session failed after {len(found.outputs)} command(s) ({exc})")
-        except (NetmikoTimeoutException, ReadTimeout, TimeoutError, EOFError, OSError) as exc:
-            done = len(found.outputs)
-            found.error = (
-                "timeout",
-                f"no complete answer within {opts.timeout_s:g} s after {done} command(s) "
-                f"({exc.__class__.__name__})",
-            )
-        finally:
-            if conn is not None:
-                conn.disconnect()
-            else:
-                sock.close()
+        with stop.watching(sock):
+            _session(host, sock, device, opts, found)
+    if stop.is_set():
+        return Result(host=host, result=None, failed=True)
     found.seconds = round(time.monotonic() - started, 4)
-    found.fingerprint = writer.write_device(host.name, found.outputs)
+    try:
+        found.fingerprint = writer.write_device(host.name, found.outputs)
+    except OutputError:
+        stop.set()
+        return Result(host=host, result=None, failed=True)
     if opts.parse:
         found.state = device_state(device, found.outputs, found.error)
     return Result(host=host, result=found, failed=found.error is not None)
@@ -280,10 +373,10 @@ def _nornir(
     fabric: Fabric,
     login: Login,
     connections: dict[str, dict] | None,
-    workers: int,
+    runner: _StoppableRunner,
     names: Iterable[str] | None,
 ) -> Nornir:
-    nr = Nornir(inventory=nornir_inventory(fabric, login, connections), runner=ThreadedRunner(workers))
+    nr = Nornir(inventory=nornir_inventory(fabric, login, connections), runner=runner)
     if names is not None:
         wanted = set(names)
         nr = nr.filter(filter_func=lambda host: host.name in wanted)
@@ -297,20 +390,30 @@ def _run(
     opts: CollectOptions,
     keys: dict[str, Path],
     on_done: Callable[[], object] | None,
-) -> dict:
+    stop: Stop,
+) -> dict[str, DeviceCollection]:
     for name, path in keys.items():
         if name in nr.inventory.hosts:
             nr.inventory.hosts[name].data["known_hosts_file"] = path
     if on_done is not None:
         nr = nr.with_processors([_DeviceDone(on_done)])
-    result = nr.run(task=collect_device, fabric=fabric, writer=writer, opts=opts, on_failed=True)
-    return {name: _unwrap(name, multi) for name, multi in result.items()}
+    try:
+        result = nr.run(
+            task=collect_device, fabric=fabric, writer=writer, opts=opts, stop=stop, on_failed=True
+        )
+    except BaseException:
+        stop.set()
+        raise
+    if writer.error is not None:
+        raise writer.error
+    return {name: _unwrap(multi) for name, multi in result.items()}
 
 
 @dataclass(frozen=True, slots=True)
 class _Shard:
     """One collector process's part of the fabric."""
 
+    fabric: Fabric
     login: Login
     connections: dict[str, dict] | None
     opts: CollectOptions
@@ -320,47 +423,25 @@ class _Shard:
     keys: dict[str, Path]
 
 
-_shard_fabric: Fabric | None = None
-# Where a collector process reports each finished device, for the parent's progress bar.
-_shard_done: Queue | None = None
-
-
-def _init_shard(fabric: Fabric, done: Queue | None) -> None:
-    global _shard_fabric, _shard_done
-    _shard_fabric, _shard_done = fabric, done
-
-
-def _collect_shard(shard: _Shard) -> dict[str, DeviceCollection]:
-    assert _shard_fabric is not None, "collector process started without its fabric"
-    nr = _nornir(_shard_fabric, shard.login, shard.connections, shard.opts.workers, shard.names)
+def _collect_shard(shard: _Shard, on_done: Callable[[], None] | None) -> dict[str, DeviceCollection]:
+    """A collector process's work: its devices, into the parent's temporary folder."""
+    stop = Stop()
+    runner = _StoppableRunner(shard.opts.workers, stop)
+    nr = _nornir(shard.fabric, shard.login, shard.connections, runner, shard.names)
     writer = SnapshotWriter(shard.target, shard.tmp)
-    on_done = partial(_shard_done.put, 1) if _shard_done is not None else None
-    return _run(nr, _shard_fabric, writer, shard.opts, shard.keys, on_done)
+    return _run(nr, shard.fabric, writer, shard.opts, shard.keys, on_done, stop)
 
 
-def _follow(done: Queue, futures: list[Future], total: int, advance: Callable[[], object]) -> None:
-    """Advance the bar for each device the collector processes report, until all have finished."""
-    received = 0
-    while received < total:
-        try:
-            done.get(timeout=0.2)
-        except Empty:
-            if all(f.done() for f in futures):
-                return
-            continue
-        received += 1
-        advance()
-
-
-def _process_context() -> BaseContext:
-    """fork where it is safe (Linux, no other thread in this process), else spawn.
-
-    A forked collector starts with netmiko imported and the fabric loaded; a spawned one spends
-    about a second of CPU importing them again, time in which nothing is collected.
-    """
-    if sys.platform == "linux" and threading.active_count() == 1:
-        return get_context("fork")
-    return get_context("spawn")
+def _collect_in_processes(shards: list[_Shard], total: int, progress: bool) -> dict[str, DeviceCollection]:
+    found: dict[str, DeviceCollection] = {}
+    # The bar (and its refresh thread) starts only after the collectors are forked.
+    with (
+        ChildProcesses(_collect_shard, shards, progress) as collectors,
+        _progress_bar(progress, total) as advance,
+    ):
+        for part in collectors.results(advance):
+            found |= part
+    return found
 
 
 def collect(
@@ -370,63 +451,65 @@ def collect(
     opts: CollectOptions,
     selection: Selection | None = None,
     connections: dict[str, dict] | None = None,
+    *,
+    replace: bool = False,
 ) -> tuple[Path, dict[str, DeviceCollection]]:
     """Collect the selected devices into a snapshot at `target` (written atomically).
+
+    `target` must not exist, be an empty folder, or (with `replace`) be an earlier netcfg snapshot;
+    anything else is refused (InputError) before a device is contacted. A write error raises
+    OutputError, and an exception or signal leaves no snapshot and no temporary folder behind.
 
     With `opts.processes` > 1 the devices are split over that many processes, each with its own
     Nornir runner: one Python process tops out at about one core of SSH work.
     """
-    nr = _nornir(fabric, login, connections, opts.workers, None)
-    if selection is not None:
-        nr = nr.filter(filter_func=selection.matches)
-    names = sorted(nr.inventory.hosts)
-    writer = SnapshotWriter(target)
-    keys_dir = Path(tempfile.mkdtemp(prefix=".known_hosts.", dir=target.parent))
+    names = selected_devices(fabric, selection)
+    stop = Stop()
+    nr = _nornir(fabric, login, connections, _StoppableRunner(opts.workers, stop), names)
+    host_keys = read_known_hosts(opts.known_hosts) if opts.known_hosts is not None else None
+    writer = SnapshotWriter(target, replace=replace)
     started = datetime.now(UTC)
     t0 = time.monotonic()
+    keys_dir: Path | None = None
     try:
-        keys = {}
-        if opts.known_hosts is not None:
-            keys = split_known_hosts(opts.known_hosts, list(nr.inventory.hosts.values()), keys_dir)
+        keys: dict[str, Path] = {}
+        if host_keys is not None:
+            keys_dir = Path(tempfile.mkdtemp(prefix=".known_hosts.", dir=writer.target.parent))
+            keys = split_known_hosts(host_keys, list(nr.inventory.hosts.values()), keys_dir)
         if opts.processes > 1 and len(names) > opts.processes:
             shards = [
                 _Shard(
+                    fabric,
                     login,
                     connections,
                     opts,
                     names[i :: opts.processes],
-                    target,
+                    writer.target,
                     writer.tmp,
                     keys,
                 )
                 for i in range(opts.processes)
             ]
-            context = _process_context()
-            done = context.Queue() if opts.progress else None
-            found: dict[str, DeviceCollection] = {}
-            with ProcessPoolExecutor(
-                opts.processes, mp_context=context, initializer=_init_shard, initargs=(fabric, done)
-            ) as pool:
-                futures = [pool.submit(_collect_shard, shard) for shard in shards]
-                # The bar (and its refresh thread) starts only now, after the collectors are forked.
-                with _progress_bar(opts.progress, len(names)) as advance:
-                    if done is not None and advance is not None:
-                        _follow(done, futures, len(names), advance)
-                for future in futures:
-                    found |= future.result()
+            found = _collect_in_processes(shards, len(names), opts.progress)
         else:
             with _progress_bar(opts.progress, len(names)) as advance:
-                found = _run(nr, fabric, writer, opts, keys, advance)
+                found = _run(nr, fabric, writer, opts, keys, advance, stop)
+        meta = _meta(fabric, found, started, time.monotonic() - t0)
     except BaseException:
         writer.abort()
         raise
     finally:
-        shutil.rmtree(keys_dir, ignore_errors=True)
-    meta = {
+        if keys_dir is not None:
+            shutil.rmtree(keys_dir, ignore_errors=True)
+    return writer.commit(meta), found
+
+
+def _meta(fabric: Fabric, found: dict[str, DeviceCollection], started: datetime, seconds: float) -> dict:
+    return {
         "netcfg_version": __version__,
         "fabric": fabric.name,
         "created": started.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "seconds": round(time.monotonic() - t0, 3),
+        "seconds": round(seconds, 3),
         "devices": {
             name: {
                 "platform": fabric.devices[name].platform,
@@ -441,15 +524,15 @@ def collect(
             for name, f in sorted(found.items())
         },
     }
-    return writer.commit(meta), found
 
 
-def _unwrap(name: str, multi: MultiResult) -> DeviceCollection:
-    """The task's DeviceCollection; an unexpected exception inside Nornir becomes a timeout-kind error."""
+def _unwrap(multi: MultiResult) -> DeviceCollection:
+    """The task's DeviceCollection. An exception here is netcfg's own (a device's failure is its
+    collection error), so it is raised, never reported as the device's."""
     value = multi[0].result if multi else None
     if isinstance(value, DeviceCollection):
         return value
     exc = multi[0].exception if multi else None
-    return DeviceCollection(
-        error=("timeout", f"collection failed ({exc.__class__.__name__ if exc else 'no result'})")
-    )
+    if isinstance(exc, BaseException):
+        raise exc
+    raise RuntimeError("a collection task returned no result")

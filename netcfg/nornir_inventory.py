@@ -69,16 +69,41 @@ def read_login(fabric: Fabric) -> Login:
     return Login(user, password)
 
 
+# A line per device: even 100,000 devices stay far below this.
+CONNECTIONS_MAX_BYTES = 64 * 1024 * 1024
+_SHAPE = "expected a JSON object mapping device -> {hostname, port}"
+
+
 def read_connections(path: Path) -> dict[str, dict]:
-    """device -> {hostname, port}, as `netcfg lab serve` writes it."""
+    """device -> {hostname, port}, as `netcfg lab serve` writes it; InputError naming what is wrong.
+
+    Both keys are optional per device (the inventory's `connection` fills in the rest). Addresses
+    are not limited to the loopback: real devices have real ones.
+    """
+    if not path.is_file():
+        raise InputError(str(path), f"connections file not found or not a regular file; {_SHAPE}")
     try:
+        if path.stat().st_size > CONNECTIONS_MAX_BYTES:
+            raise InputError(str(path), f"larger than {CONNECTIONS_MAX_BYTES >> 20} MiB; {_SHAPE}")
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        raise InputError(
-            str(path), "connections file missing or not JSON (expected device -> {hostname, port})"
-        ) from None
+        raise InputError(str(path), f"connections file unreadable or not JSON; {_SHAPE}") from None
     if not isinstance(data, dict):
-        raise InputError(str(path), "expected a JSON object mapping device -> {hostname, port}")
+        raise InputError(str(path), _SHAPE)
+    for device, where in data.items():
+        if not isinstance(where, dict) or set(where) - {"hostname", "port"}:
+            raise InputError(f"{path}: {device}", "expected an object with 'hostname' and/or 'port' only")
+        hostname = where.get("hostname")
+        if "hostname" in where and (not isinstance(hostname, str) or not hostname.strip()):
+            raise InputError(
+                f"{path}: {device}.hostname", f"expected a host name or address, got {hostname!r}"
+            )
+        port = where.get("port")
+        # bool is an int to Python, and `true` is no port.
+        if "port" in where and (
+            isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535
+        ):
+            raise InputError(f"{path}: {device}.port", f"expected a TCP port 1-65535, got {port!r}")
     return data
 
 

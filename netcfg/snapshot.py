@@ -1,18 +1,25 @@
 """Snapshots: plain folders of raw command output, `<snapshot>/<device>/<command>.txt` + `meta.json`.
 
-Written to a temporary folder and renamed when complete, so a reader never sees half a snapshot.
+Written to a hidden temporary folder beside the target and renamed when complete, so a reader never
+sees half a snapshot. netcfg never removes what it did not write: an existing target is used only
+when it is an empty folder, or an earlier netcfg snapshot that the caller asked to replace.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
+from netcfg.errors import InputError, OutputError
+
 META_FILE = "meta.json"
+_WANTED = "expected a new or empty folder, or an earlier netcfg snapshot (replaced only with --overwrite)"
 
 
 def read_device_outputs(folder: Path) -> dict[str, str]:
@@ -44,29 +51,163 @@ def fingerprint(outputs: dict[str, str]) -> str:
     return digest.hexdigest()
 
 
-class SnapshotWriter:
-    """Collects device outputs into a temporary sibling folder, then renames it into place."""
+def snapshot_meta(folder: Path) -> dict[str, Any] | None:
+    """The `meta.json` netcfg wrote into `folder` as its last step, or None if it has none.
 
-    def __init__(self, target: Path, tmp: Path | None = None) -> None:
-        """`tmp` joins a writer another process started (collection sharded over processes)."""
-        self.target = target
-        target.parent.mkdir(parents=True, exist_ok=True)
-        self.tmp = tmp or Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    A folder without it (a collection that was interrupted, or something netcfg did not write) is
+    not a snapshot.
+    """
+    path = folder / META_FILE
+    if path.is_symlink() or not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("netcfg_version"), str):
+        return None
+    return data if isinstance(data.get("devices"), dict) else None
+
+
+def _foreign_entry(folder: Path, meta: dict[str, Any]) -> Path | None:
+    """The first entry of a snapshot folder that netcfg would not have written, if any."""
+    for entry in sorted(folder.iterdir()):
+        if entry.name == META_FILE and not entry.is_symlink():
+            continue
+        if entry.is_symlink() or not entry.is_dir() or entry.name not in meta["devices"]:
+            return entry
+        for file in entry.iterdir():
+            if file.is_symlink() or not file.is_file() or file.suffix != ".txt":
+                return file
+    return None
+
+
+def check_target(target: Path, replace: bool) -> None:
+    """Refuse a snapshot target that netcfg may not write over (InputError naming it)."""
+    if target.is_symlink():
+        raise InputError(str(target), f"is a symbolic link; {_WANTED}")
+    if not target.exists():
+        above = next(p for p in target.parents if p.exists())
+        if not above.is_dir():
+            raise InputError(str(above), f"is not a folder, so {target} cannot be made in it")
+        return
+    if not target.is_dir():
+        raise InputError(str(target), f"exists and is not a folder; {_WANTED}")
+    if not any(target.iterdir()):
+        return
+    meta = snapshot_meta(target)
+    if meta is None:
+        raise InputError(
+            str(target), f"is a folder that is not a netcfg snapshot (no netcfg {META_FILE}); {_WANTED}"
+        )
+    if not replace:
+        raise InputError(str(target), "is an earlier netcfg snapshot; give --overwrite to replace it")
+    foreign = _foreign_entry(target, meta)
+    if foreign is not None:
+        raise InputError(
+            str(foreign),
+            "was not written by netcfg, so the snapshot holding it is not replaced (move it away)",
+        )
+
+
+def discard(folder: Path) -> None:
+    """Remove a snapshot netcfg wrote in this run: hidden first, so no reader sees it half-removed."""
+    hidden = folder.with_name(f".{folder.name}.discarded")
+    try:
+        folder.rename(hidden)
+    except OSError:
+        return
+    shutil.rmtree(hidden, ignore_errors=True)
+
+
+class SnapshotWriter:
+    """Collects device outputs into a temporary sibling folder, then renames it into place.
+
+    Device outputs may be written from many threads (and, through `tmp`, from other processes).
+    After `abort` nothing more is written: a late device is discarded with the rest.
+    """
+
+    def __init__(self, target: Path, tmp: Path | None = None, *, replace: bool = False) -> None:
+        """`tmp` joins a writer another process started (collection sharded over processes).
+
+        `replace` lets `commit` replace an earlier netcfg snapshot at `target`, and nothing else.
+        """
+        # Absolute, so that `.` or `..` name a real folder (and have a parent for the temporary one);
+        # not resolved, which would follow a symbolic link that check_target must refuse.
+        self.target = Path(os.path.abspath(target))  # noqa: PTH100
+        self.replace = replace
+        self._lock = threading.Lock()
+        self._closed = False
+        self.error: OutputError | None = None
+        if tmp is not None:
+            self.tmp = tmp
+            return
+        check_target(self.target, replace)
+        try:
+            self.target.parent.mkdir(parents=True, exist_ok=True)
+            self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.", dir=self.target.parent))
+        except OSError as exc:
+            raise OutputError.from_os_error(self.target, exc) from None
 
     def write_device(self, device: str, outputs: dict[str, str]) -> str:
-        """Save one device's outputs; returns their fingerprint for `meta.json`."""
+        """Save one device's outputs; returns their fingerprint for `meta.json`.
+
+        Raises OutputError when the files cannot be written; the first such error is kept in `error`.
+        """
         folder = self.tmp / device
-        folder.mkdir(exist_ok=True)
-        for file, text in outputs.items():
-            (folder / f"{file}.txt").write_text(text, encoding="utf-8")
+        with self._lock:
+            if not self._closed:
+                try:
+                    folder.mkdir(exist_ok=True)
+                    for file, text in outputs.items():
+                        (folder / f"{file}.txt").write_text(text, encoding="utf-8")
+                except OSError as exc:
+                    error = OutputError.from_os_error(self._final(Path(exc.filename or folder)), exc)
+                    self.error = self.error or error
+                    raise error from None
         return fingerprint(outputs)
 
     def commit(self, meta: dict[str, Any]) -> Path:
-        (self.tmp / META_FILE).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-        if self.target.exists():
-            shutil.rmtree(self.target)
-        self.tmp.replace(self.target)
+        """Write `meta.json` and move the snapshot into place; on any failure nothing is left behind."""
+        try:
+            with self._lock:
+                self._closed = True
+            meta_path = self.tmp / META_FILE
+            try:
+                meta_path.write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+            except OSError as exc:
+                raise OutputError.from_os_error(self._final(meta_path), exc) from None
+            self._move_into_place()
+        except BaseException:
+            self.abort()
+            raise
         return self.target
 
+    def _final(self, path: Path) -> Path:
+        """Where a file in the temporary folder was meant to go: the path the user knows."""
+        return self.target / path.relative_to(self.tmp) if path.is_relative_to(self.tmp) else path
+
+    def _move_into_place(self) -> None:
+        # Checked again: the target may have changed while the devices were being collected.
+        check_target(self.target, self.replace)
+        old = None
+        try:
+            if self.target.exists() and any(self.target.iterdir()):
+                old = self.target.with_name(f"{self.tmp.name}.replaced")
+                self.target.rename(old)
+            try:
+                self.tmp.replace(self.target)
+            except OSError:
+                if old is not None:
+                    old.rename(self.target)
+                raise
+        except OSError as exc:
+            raise OutputError.from_os_error(self.target, exc) from None
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+
     def abort(self) -> None:
+        """Remove the temporary folder and everything in it; later writes are discarded."""
+        with self._lock:
+            self._closed = True
         shutil.rmtree(self.tmp, ignore_errors=True)

@@ -185,16 +185,32 @@ def test_cli_audit_twice_reports_drift_and_remediation(lab_fabric, lab_policy, t
     assert "1 switch(es) differ from intent" in diff
 
 
-def test_host_key_mismatch_is_refused(lab_fabric, lab_policy, tmp_path):
-    with lab_server(lab_fabric, lab_policy, {}, LOGIN.username, PASSWORD) as other:
-        _, wrong_keys = write_connection_files(other, tmp_path / "other")
+def test_a_changed_host_key_is_refused_as_collect_auth(lab_fabric, lab_policy, tmp_path):
+    """known_hosts holds another key of the same type for the very [127.0.0.1]:port of each spine,
+    as a man in the middle would present it: refused before logging in, reported as collect.auth."""
+    import asyncssh
+
+    impostor = asyncssh.generate_private_key("ssh-ed25519").export_public_key().decode().split()[:2]
     with lab_server(lab_fabric, lab_policy, {}, LOGIN.username, PASSWORD) as server:
-        opts = CollectOptions(workers=4, timeout_s=2.0, known_hosts=wrong_keys)
-        _, found = collect(
-            lab_fabric, LOGIN, tmp_path / "snap", opts, Selection(device_glob="spine*"), _conns(server)
+        _, known = write_connection_files(server, tmp_path / "lab")
+        genuine = known.read_text().splitlines()
+        known.write_text("".join(f"{line.split()[0]} {' '.join(impostor)}\n" for line in genuine))
+        opts = CollectOptions(workers=4, timeout_s=2.0, known_hosts=known)
+        audit = run_audit(
+            lab_fabric,
+            lab_policy,
+            LOGIN,
+            tmp_path / "s",
+            tmp_path / "r",
+            opts,
+            Selection(role="spine"),
+            _conns(server),
         )
-    assert {f.error[0] for f in found.values() if f.error} == {"auth"}
-    assert all(f.outputs == {} for f in found.values())
+    assert {line.split()[1] for line in genuine} == {impostor[0]}  # same key type, another key
+    spines = [f for f in audit.findings if f.device != "(fabric)"]
+    assert {(f.device, f.rule) for f in spines} == {("spine1", "collect.auth"), ("spine2", "collect.auth")}
+    assert all("differs from known_hosts" in f.message for f in spines)
+    assert all(c.outputs == {} for c in audit.collected.values())
 
 
 def test_output_larger_than_one_read_is_collected_whole(lab_fabric, lab_policy):

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
+from netcfg.errors import InputError, OutputError
 from netcfg.lab.devices import DeviceFaults
 from netcfg.lab.profile import LabDevice, TransportFault
 from netcfg.lab.snapshot import simulated_outputs
 from netcfg.lab.sshserver import LabServer
 from netcfg.model import Fabric
-from netcfg.platforms import get_platform
+from netcfg.platforms import Platform, get_platform
+from netcfg.platforms.base import is_read_only
 from netcfg.policy import Policy
 
 
@@ -51,6 +54,18 @@ def shell_responder(outputs: dict[str, str]) -> Callable[[str], str | None]:
     return respond
 
 
+def read_only_responder(
+    platform: Platform, respond: Callable[[str], str | None]
+) -> Callable[[str], str | None]:
+    """`respond`, for the platform's read-only commands only: anything else gets the platform's
+    invalid-input text, as a device would answer a command it refuses, and changes nothing."""
+
+    def gated(line: str) -> str | None:
+        return respond(line) if is_read_only(platform, line) else None
+
+    return gated
+
+
 def lab_devices(fabric: Fabric, policy: Policy, faults: dict[str, DeviceFaults]) -> list[LabDevice]:
     devices = []
     for name, outputs in simulated_outputs(fabric, policy, faults).items():
@@ -59,7 +74,7 @@ def lab_devices(fabric: Fabric, policy: Policy, faults: dict[str, DeviceFaults])
             LabDevice(
                 name=name,
                 profile=platform.cli_profile,
-                responder=shell_responder(outputs),
+                responder=read_only_responder(platform, shell_responder(outputs)),
                 fault=transport_fault(faults.get(name)),
             )
         )
@@ -81,3 +96,35 @@ def write_connection_files(server: LabServer, folder: Path) -> tuple[Path, Path]
     known_hosts = folder / "known_hosts"
     server.write_known_hosts(known_hosts)
     return connections, known_hosts
+
+
+@contextmanager
+def connection_files(server: LabServer, folder: Path) -> Iterator[tuple[Path, Path]]:
+    """`write_connection_files` for as long as the block runs; then what it wrote is removed.
+
+    A file is removed only if it still holds what this lab wrote (another lab may have taken the
+    folder over since), and of the folders only those it created, and only when they are empty.
+    """
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"--state-dir {folder}", "exists and is not a folder; expected a folder")
+    created = [p for p in (folder, *folder.parents) if not p.exists()]
+    try:
+        paths = write_connection_files(server, folder)
+        written = {path: path.read_bytes() for path in paths}
+    except OSError as exc:
+        _remove(created, {})
+        raise OutputError.from_os_error(exc.filename or folder, exc) from None
+    try:
+        yield paths
+    finally:
+        _remove(created, written)
+
+
+def _remove(created: list[Path], written: dict[Path, bytes]) -> None:
+    for path, data in written.items():
+        with suppress(OSError):
+            if path.read_bytes() == data:
+                path.unlink()
+    for path in created:  # innermost first
+        with suppress(OSError):
+            path.rmdir()

@@ -29,7 +29,8 @@ def simulated_outputs(
 def write_simulated_snapshot(
     fabric: Fabric, policy: Policy, faults: dict[str, DeviceFaults], target: Path
 ) -> Path:
-    writer = SnapshotWriter(target)
+    # Writing the same simulated snapshot again replaces the earlier one, and only if netcfg wrote it.
+    writer = SnapshotWriter(target, replace=True)
     devices = {}
     for name, outputs in simulated_outputs(fabric, policy, faults).items():
         device = fabric.devices[name]

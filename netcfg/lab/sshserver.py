@@ -16,6 +16,7 @@ import socket
 import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -174,23 +175,32 @@ class LabServer:
             self._closed_ports.clear()
             self._loop = self._thread = None
 
-    def serve_forever(self, on_ready: Callable[[LabServer], None] | None = None) -> None:
-        """Start, call ``on_ready`` (e.g. to print the ports), block until Ctrl-C or SIGTERM, then stop.
+    def serve_forever(
+        self, on_ready: Callable[[LabServer], AbstractContextManager[object] | None] | None = None
+    ) -> None:
+        """Start, call ``on_ready``, block until SIGINT (Ctrl-C) or SIGTERM, then stop.
 
-        Call it from the main thread: that is the only thread Python delivers signals to.
+        ``on_ready`` may return a context manager (e.g. files telling clients where the lab is): it is
+        entered at once and exited when the lab stops, before the listeners close. Both signals only
+        ask for the stop, so a second one cannot cut the clean-up short. Call it from the main thread:
+        that is the only thread Python delivers signals to.
         """
         stop_requested = threading.Event()
-        previous_handler = signal.signal(signal.SIGTERM, lambda _signum, _frame: stop_requested.set())
+        previous = {
+            signum: signal.signal(signum, lambda _signum, _frame: stop_requested.set())
+            for signum in (signal.SIGINT, signal.SIGTERM)
+        }
         try:
-            self.start()
-            if on_ready is not None:
-                on_ready(self)
-            stop_requested.wait()
-        except KeyboardInterrupt:
-            pass
+            with ExitStack() as stack:
+                self.start()
+                stack.callback(self.stop)
+                session = on_ready(self) if on_ready is not None else None
+                if session is not None:
+                    stack.enter_context(session)
+                stop_requested.wait()
         finally:
-            signal.signal(signal.SIGTERM, previous_handler)
-            self.stop()
+            for signum, handler in previous.items():
+                signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
 
     def write_known_hosts(self, path: Path) -> None:
         """Write an OpenSSH known_hosts file, one line per listening device, for strict host-key checks."""

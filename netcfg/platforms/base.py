@@ -73,6 +73,10 @@ class Platform(ABC):
     hier_config_platform: ClassVar[str | None] = None
     # Snapshot file holding the running config, for `netcfg diff`.
     running_config_file: ClassVar[str | None] = None
+    # Regular expressions (each matched against a whole command line) of the commands collection may
+    # send: every one read-only on the device. A test holds every collected command to it, and the
+    # lab refuses anything else. Empty: nothing may be sent.
+    read_only_commands: ClassVar[tuple[str, ...]] = ()
 
     @abstractmethod
     def commands(self, device: Device) -> list[Command]:
@@ -101,6 +105,18 @@ class Platform(ABC):
     def mask_secrets(self, text: str) -> str:
         """Output with passwords, keys and communities masked, before it is saved."""
         return text
+
+
+def is_read_only(platform: Platform, cli: str) -> bool:
+    """True when `cli` is on the platform's read-only list, or is a `Batch` line of such commands."""
+    parts = cli.split("; ")
+    if len(parts) == 1:
+        return any(re.fullmatch(pattern, cli) for pattern in platform.read_only_commands)
+    # Exactly what Batch.cli builds: a marker echo naming each read-only command, then the command.
+    return len(parts) % 2 == 0 and all(
+        echo == f'echo "{MARKER.format(command)}"' and is_read_only(platform, command)
+        for echo, command in zip(parts[::2], parts[1::2], strict=True)
+    )
 
 
 _REGISTRY: dict[str, Platform] = {}

@@ -68,6 +68,15 @@ class ConnectX(Platform):
     cli_profile: ClassVar[CliProfile] = CliProfile(
         prompt="{user}@{name}:~$ ", setup_replies={}, invalid_input="-bash: {command}: command not found"
     )
+    # Read-back only: `mlnx_qos -i IF` with any further option sets what it shows; `lldpcli` has
+    # `configure`. Interface names start with a letter or digit, so none passes for an option; sysfs
+    # path parts do not start with a dot, so no `..` leads out of /sys into a file worth hiding.
+    read_only_commands: ClassVar[tuple[str, ...]] = (
+        r"mlnx_qos -i [A-Za-z0-9][A-Za-z0-9_.:-]*",
+        r"ethtool -i [A-Za-z0-9][A-Za-z0-9_.:-]*",
+        r"grep -rH \. /sys(/[A-Za-z0-9_:-][A-Za-z0-9_.:-]*)+( /sys(/[A-Za-z0-9_:-][A-Za-z0-9_.:-]*)+)*",
+        r"lldpcli show neighbors",
+    )
 
     def commands(self, device: Device) -> list[Command]:
         per_nic = [c for nic in device.nics for c in (_mlnx_qos(nic), _sysfs(nic), _ethtool(nic))]

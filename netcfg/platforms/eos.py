@@ -109,6 +109,11 @@ class Eos(Platform):
     )
     hier_config_platform: ClassVar[str | None] = "ARISTA_EOS"
     running_config_file: ClassVar[str | None] = SHOW_RUNNING.file
+    read_only_commands: ClassVar[tuple[str, ...]] = (
+        r"show running-config",
+        r"show lldp neighbors",
+        r"show version",
+    )
 
     def commands(self, device: Device) -> list[Command]:
         # EOS heads its running config with `! device: NAME (MODEL, EOS-VERSION)`: a separate `show
