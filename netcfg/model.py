@@ -193,6 +193,8 @@ class InterfaceState:
     dcqcn: dict[str, int] = field(default_factory=dict)
     cable_m: int | None = None
     firmware: str | None = None
+    # NIC board identity from the firmware's vendor (ConnectX `ethtool -i`: `28.39.2048 (MT_0000000838)`).
+    psid: str | None = None
     driver: str | None = None
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from decimal import Decimal
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -168,3 +169,102 @@ def test_damaged_outputs_never_crash_the_parser(lab_fabric, lab_policy, data: st
         files = {c.file: outputs[c.cli] for c in platform.commands(device)}
         state = platform.parse_outputs(data.draw(damaged(files)), device)
         assert state.name == name
+
+
+# --- EOS syntax the renderer never writes, but devices and people do ------------------------------
+
+EOS = get_platform("eos")
+LEAF = Device("leaf1", Role.LEAF, "eos")
+UNITS = {"bytes": 1, "kbytes": 1000, "mbytes": 1_000_000}
+WATCHDOG_LINES = {
+    "timeout": "priority-flow-control pause watchdog default timeout {}",
+    "recovery": "priority-flow-control pause watchdog default recovery-time {}",
+    "polling": "priority-flow-control pause watchdog default polling-interval {}",
+    "action": "priority-flow-control pause watchdog action {}",
+}
+
+
+def _eos_config(global_lines: list[str], queue_lines: list[str]) -> str:
+    return "\n".join(
+        [
+            "! device: leaf1 (DCS-7060X6-64PE, EOS-4.32.1F)",
+            "interface Ethernet1",
+            "   mtu 9214",
+            "   qos trust dscp",
+            *queue_lines,
+            "!",
+            *global_lines,
+            "end",
+            "",
+        ]
+    )
+
+
+@SETTINGS
+@given(
+    value=st.integers(0, 10**9),
+    unit=st.sampled_from(sorted(UNITS)),
+    queue=st.sampled_from(["tx-queue", "uc-tx-queue"]),
+)
+def test_ecn_thresholds_in_any_unit_and_decimal_form_read_as_bytes(value: int, unit: str, queue: str):
+    """A threshold written as a decimal of any unit (`0.15 mbytes`) is exactly that many bytes."""
+    written = format(Decimal(value) / UNITS[unit], "f")
+    line = (
+        f"      random-detect ecn minimum-threshold {written} {unit} "
+        f"maximum-threshold {written} {unit} max-mark-probability 7"
+    )
+    state = EOS.parse_config(_eos_config([], [f"   {queue} 3", line]), LEAF)
+    assert state.interfaces["Ethernet1"].ecn == {3: EcnSetting(value, value, 7)}
+
+
+@SETTINGS
+@given(
+    present=st.lists(st.sampled_from(sorted(WATCHDOG_LINES)), unique=True),
+    data=st.data(),
+)
+def test_watchdog_lines_in_any_order_and_any_subset(present: list[str], data: st.DataObject):
+    values = {"timeout": "0.2", "recovery": "0.35", "polling": "0.05", "action": "errdisable"}
+    order = data.draw(st.permutations(present))
+    state = EOS.parse_config(_eos_config([WATCHDOG_LINES[k].format(values[k]) for k in order], []), LEAF)
+    if not present:
+        assert state.watchdog == Watchdog(enabled=False)
+        return
+    assert state.watchdog == Watchdog(
+        enabled=True,
+        action="errdisable" if "action" in present else None,
+        detection_ms=200 if "timeout" in present else None,
+        restoration_ms=350 if "recovery" in present else None,
+        polling_ms=50 if "polling" in present else None,
+    )
+
+
+@SETTINGS
+@given(
+    mc_queues=st.lists(st.integers(0, 7), max_size=4, unique=True),
+    where=st.integers(0, 2),
+    strict=st.booleans(),
+)
+def test_multicast_queues_never_change_the_unicast_queues(mc_queues: list[int], where: int, strict: bool):
+    """`mc-tx-queue N` blocks, wherever they stand, are not the unicast queues the checks read."""
+    unicast = [
+        "   tx-queue 3",
+        "      random-detect ecn minimum-threshold 150 kbytes maximum-threshold 1500 kbytes",
+        "   tx-queue 6",
+        "      priority strict",
+    ]
+    mc = [
+        line
+        for q in mc_queues
+        for line in (
+            f"   mc-tx-queue {q}",
+            "      priority strict" if strict else "      no priority",
+            "      random-detect ecn count",
+        )
+    ]
+    cut = [0, 2, 4][where]
+    plain = EOS.parse_config(_eos_config([], unicast), LEAF).interfaces["Ethernet1"]
+    mixed = EOS.parse_config(_eos_config([], unicast[:cut] + mc + unicast[cut:]), LEAF).interfaces[
+        "Ethernet1"
+    ]
+    assert mixed.strict_queues == plain.strict_queues == frozenset({6})
+    assert mixed.ecn == plain.ecn == {3: EcnSetting(150_000, 1_500_000, 100)}
