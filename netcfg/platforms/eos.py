@@ -35,8 +35,7 @@ QOS_FIELDS = ("trust", "pfc_enabled", "no_drop_priorities", "ecn", "strict_queue
 
 # Secrets in EOS config lines: what precedes each secret (keywords and encryption type, kept), for
 # netutils' sanitize_config, which puts <masked> in place of the secret so the config still parses.
-_TYPES = r"(?:0|5|7|8a|sha512|md5)"
-_TYPE = rf"(?: {_TYPES})?"
+_TYPE = r"(?: (?:0|5|7|8a|sha512|md5))?"
 _BEFORE_SECRET = [
     rf"^\s*(?:username|enable)\b.*? (?:secret|password){_TYPE}",
     rf"^\s*neighbor \S+ password{_TYPE}",
@@ -50,8 +49,8 @@ _BEFORE_SECRET = [
     r"\bauth (?:md5|sha\d*)",
     r"\bpriv (?:des|3des|aes\d*)",
 ]
-# A secret already masked by an earlier filter is left alone.
-_VALUE = rf" (?!<masked>|{_TYPES} <masked>)[^\s,]+"
+# Where the rest of the line is already masked (by an earlier filter, or an earlier run), it stays.
+_VALUE = r" (?![^\n]*<masked>)[^\s,]+"
 SECRET_FILTERS = [{"regex": rf"({before}){_VALUE}", "replace": r"\1 <masked>"} for before in _BEFORE_SECRET]
 # TerminAttr's CloudVision key sits inside one long `exec` argument.
 SECRET_FILTERS.append({"regex": r"(-cvauth=key,)[^\s,]+", "replace": r"\1<masked>"})
