@@ -326,30 +326,36 @@ def _script_locations(text: str, nics: int) -> dict[tuple[int, str], int]:
             continue
         nic = int(found.group(1))
         where.setdefault((nic, ""), number)
-        for name in _line_fields(line.split()):
+        for name in _line_fields(_tokens(line)):
             where[(nic, f".{name}")] = number
     return where
 
 
 def _line_fields(words: list[str]) -> list[str]:
-    if words[:2] == ["ip", "link"] and "mtu" in words:
+    """The InterfaceState fields one script line sets (its words as the shell splits them)."""
+    command = words[0] if words else ""
+    if command == "ip" and "mtu" in words:
         return ["mtu"]
-    if words[:1] == ["mlnx_qos"]:
+    if command == "mlnx_qos":
         return [name for w in words if w in _MLNX_QOS_FIELDS for name in _MLNX_QOS_FIELDS[w]]
-    if words[:1] == ["set_ecn"] and len(words) > 2:
+    if command == "set_ecn" and len(words) > 2:
         return [f"ecn_{words[2]}_priorities"]
-    if words[:1] == ["set_params"] and len(words) > 1:
-        return [_value_field(words[1], w.strip("'\"").partition("=")[0]) for w in words[2:]]
-    if words[:1] == ["set_value"] and len(words) > 1:
-        return [_value_field(*words[1].rsplit("/", 1))] if "/" in words[1] else []
+    if command == "set_params" and len(words) > 1:
+        found = (_value_field(words[1], w.partition("=")[0]) for w in words[2:])
+        return [name for name in found if name]
+    if command == "set_value" and len(words) > 1 and "/" in words[1]:
+        name = _value_field(*words[1].rsplit("/", 1))
+        return [name] if name else []
     return []
 
 
-def _value_field(folder: str, attribute: str) -> str:
+def _value_field(folder: str, attribute: str) -> str | None:
     if attribute in _VALUE_FIELDS:
         return _VALUE_FIELDS[attribute]
-    if folder.rstrip("/").endswith("/enable") or attribute == "enable":
-        return "ecn_np_priorities" if "roce_np" in folder else "ecn_rp_priorities"
+    if "/ecn/" not in folder + "/":
+        return None
+    if folder.endswith("/enable"):
+        return "ecn_np_priorities" if "/roce_np" in folder else "ecn_rp_priorities"
     return "dcqcn"
 
 
