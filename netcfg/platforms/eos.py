@@ -326,6 +326,8 @@ def _resolve(body: str, profiles: dict[str, tuple[dict, Block]], pfc_off_line: i
     if pfc_off_line is not None:
         # `priority-flow-control all off` turns PFC off on every port, whatever the port says.
         port.pfc_enabled = False
+        if port.no_drop_priorities is None:
+            port.no_drop_priorities = frozenset()
         offsets.pop("pfc_enabled", None)
         lines["pfc_enabled"] = pfc_off_line
     return _Shape(port, offsets, lines)

@@ -16,7 +16,7 @@ _EOS_INTERFACE = re.compile(r"[A-Z][A-Za-z-]*\d+(?:/\d+)*(?:\.\d+)?")
 _HEADER = re.compile(r"! device: \S+ \(.*EOS-")
 # Top-level lines that no EOS config holds, and what they show the text to be instead.
 _FOREIGN = [
-    (re.compile(r"[{\[]"), "a JSON document"),
+    (re.compile(r"\{\s*(?:$|\")|\[\s*(?:$|[{\[\"\]])"), "a JSON document"),
     (re.compile(r"#"), "a '#' line (EOS comments start with '!')"),
     (re.compile(r"```|\|.*\|\s*$"), "Markdown"),
     (re.compile(r"- \w"), "a YAML list (NVUE or similar)"),
