@@ -169,9 +169,7 @@ class ConnectX(Platform):
                 shape, name=netdev, ecn=dict(shape.ecn), dcqcn=dict(shape.dcqcn)
             )
         state.unparsed = {key.format(*names): why for key, why in unparsed.items()}
-        state.locations = {
-            (names[nic] + key if key else names[nic]): line for (nic, key), line in where.items()
-        }
+        state.locations = _named_locations(where, tuple(names))
         return state
 
     def parse_outputs(self, outputs: dict[str, str], device: Device) -> DeviceState:
@@ -265,17 +263,19 @@ def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(r"(?<![\w.@-])(" + alternatives + r")(?![\w.-])")
 
 
+# Where the settings of a generic host script stand: ((NIC index, ".field" or ""), line), hashable.
+_Where = tuple[tuple[tuple[int, str], int], ...]
+
+
 @lru_cache(maxsize=256)
-def _script_ports(
-    text: str, nics: int
-) -> tuple[list[InterfaceState], dict[str, str], dict[tuple[int, str], int]]:
+def _script_ports(text: str, nics: int) -> tuple[list[InterfaceState], dict[str, str], _Where]:
     """NIC settings of a generic host script, NIC i as `@netdev{i}`; unparsed keys use `{i}` for names;
     where each NIC's settings stand, keyed (NIC index, ".field" or "" for the NIC's first line)."""
     ports = {f"@netdev{i}": InterfaceState(name=f"{{{i}}}") for i in range(nics)}
     unparsed: dict[str, str] = {}
     data = ttp_parse(ConnectX.name, "host_script", text)
     if not data:
-        return [], {HOST_SCRIPT: "no mlnx_qos, set_ecn or set_params line found"}, {}
+        return [], {HOST_SCRIPT: "no mlnx_qos, set_ecn or set_params line found"}, ()
     by_rdma = {f"@rdma{i}": ports[f"@netdev{i}"] for i in range(nics)}
     for port in ports.values():
         # One shared default table; an override replaces it with a copy (never mutate it in place).
@@ -299,6 +299,13 @@ def _script_ports(
     return list(ports.values()), unparsed, _script_locations(text, nics)
 
 
+@lru_cache(maxsize=256)
+def _named_locations(where: _Where, names: tuple[str, ...]) -> dict[str, int]:
+    """Script locations keyed by NIC name. Thousands of hosts run one script with the same NIC names:
+    they share one dict, which nothing writes to once parsed (DeviceState.locations is read-only)."""
+    return {(names[nic] + key if key else names[nic]): line for (nic, key), line in where}
+
+
 _NIC = re.compile(r"@(?:netdev|rdma)(\d+)(?![\w.-])")
 _MLNX_QOS_FIELDS = {
     "--trust": ("trust",),
@@ -316,7 +323,7 @@ _VALUE_FIELDS = {
 }
 
 
-def _script_locations(text: str, nics: int) -> dict[tuple[int, str], int]:
+def _script_locations(text: str, nics: int) -> _Where:
     """The line of each NIC setting in a generic host script (the last line that sets it decides),
     and each NIC's first line, where a setting the script lacks belongs."""
     where: dict[tuple[int, str], int] = {}
@@ -328,7 +335,7 @@ def _script_locations(text: str, nics: int) -> dict[tuple[int, str], int]:
         where.setdefault((nic, ""), number)
         for name in _line_fields(_tokens(line)):
             where[(nic, f".{name}")] = number
-    return where
+    return tuple(where.items())
 
 
 def _line_fields(words: list[str]) -> list[str]:

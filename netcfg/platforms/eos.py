@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import sys
 import zlib
 from collections import Counter
 from dataclasses import dataclass
@@ -230,12 +231,13 @@ class Eos(Platform):
             state.interfaces[block.name] = dataclasses.replace(
                 shape.port, name=block.name, description=block.description, ecn=dict(shape.port.ecn)
             )
+            # Interned: every switch of a fabric has the same port names, so the keys are shared.
             loc = state.locations
             loc[block.name] = block.line
             for name, offset in shape.offsets.items():
-                loc[f"{block.name}.{name}"] = block.line + offset
+                loc[sys.intern(f"{block.name}.{name}")] = block.line + offset
             for name, line in shape.lines.items():
-                loc[f"{block.name}.{name}"] = line
+                loc[sys.intern(f"{block.name}.{name}")] = line
         for entry in many(data.get("dscp_maps")):
             for dscp in _numbers(entry.get("dscps")):
                 state.dscp_map[dscp] = entry["tc"]
