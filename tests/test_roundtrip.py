@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from decimal import Decimal
+from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -268,3 +269,37 @@ def test_multicast_queues_never_change_the_unicast_queues(mc_queues: list[int], 
     ]
     assert mixed.strict_queues == plain.strict_queues == frozenset({6})
     assert mixed.ecn == plain.ecn == {3: EcnSetting(150_000, 1_500_000, 100)}
+
+
+FIXTURES = Path(__file__).parent / "fixtures"
+REAL_SHAPED = {
+    "eos": {
+        "show_running-config": "eos/running_config_production.cfg",
+        "show_lldp_neighbors": "eos/show_lldp_neighbors.txt",
+        "show_version": "eos/show_version_7060x6.txt",
+    },
+    "connectx": {
+        "mlnx_qos_eth0": "connectx/mlnx_qos_tabs_ets_strict.txt",
+        "mlnx_qos_eth1": "connectx/mlnx_qos_dscp26_prio4.txt",
+        "sysfs_eth0": "connectx/sysfs_eth1.txt",
+        "ethtool_eth0": "connectx/ethtool_i_intel_i40e.txt",
+        "ethtool_eth1": "connectx/ethtool_i_cx7_psid.txt",
+        "lldpcli_show_neighbors": "connectx/lldpcli_show_neighbors.txt",
+    },
+}
+CONFIGS = {"eos": "eos/running_config_production.cfg", "connectx": "connectx/host_hand_edited.sh"}
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data(), platform=st.sampled_from(sorted(REAL_SHAPED)))
+def test_damaged_real_shaped_outputs_and_configs_never_crash_the_parser(
+    lab_fabric, data: st.DataObject, platform: str
+) -> None:
+    """Production-shaped outputs and configs, damaged: parsing gives a state, never an exception."""
+    device = lab_fabric.devices["leaf-su1-r1" if platform == "eos" else "gpu01"]
+    impl = get_platform(platform)
+    files = {f: (FIXTURES / p).read_text(encoding="utf-8") for f, p in REAL_SHAPED[platform].items()}
+    state = impl.parse_outputs(data.draw(damaged(files)), device)
+    assert state.name == device.name
+    config = data.draw(damaged({"config": (FIXTURES / CONFIGS[platform]).read_text(encoding="utf-8")}))
+    assert impl.parse_config(config["config"], device).name == device.name
