@@ -326,6 +326,9 @@ def test_running_config_without_header_leaves_the_version_unknown():
     state = eos.parse_outputs(outputs(running=running, lldp=fixture("show_lldp_neighbors.txt")), leaf())
     assert state.os_version is None
     assert "header" in state.unparsed["show running-config"]
+    # The QoS was read: only the version is left to parse.unknown_output.
+    assert state.facets == frozenset({"qos", "lldp"})
+    assert state.interfaces["Ethernet1"].no_drop_priorities == frozenset({3})
 
 
 def test_missing_running_config_and_lldp_are_recorded():

@@ -263,8 +263,6 @@ class Eos(Platform):
             if why is None and not re.search(r"^end\s*$", running, re.M):
                 # EOS always closes the running config with `end`: without it the output was cut short.
                 why = "output truncated (no closing 'end' line)"
-            if why is None and state.os_version is None and SHOW_VERSION.file not in outputs:
-                why = "no '! device: NAME (MODEL, EOS-VERSION)' header line"
         else:
             state = DeviceState(name=device.name, platform=self.name)
             why = "output missing"
@@ -274,6 +272,10 @@ class Eos(Platform):
             # What an unreadable config says is no evidence either way: its QoS (and the version in
             # its header) are left out of the checks, and parse.unknown_output reports it once.
             state.facets -= {"qos", "version"}
+        elif state.os_version is None and SHOW_VERSION.file not in outputs:
+            # A readable config without its header: the QoS stands, the version is unknown.
+            state.unparsed[SHOW_RUNNING.cli] = "no '! device: NAME (MODEL, EOS-VERSION)' header line"
+            state.facets -= {"version"}
         version_text = outputs.get(SHOW_VERSION.file)
         if version_text is not None:
             # Snapshots taken by hand or by older netcfg carry `show version`: when present it decides,
