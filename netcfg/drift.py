@@ -36,6 +36,7 @@ def flatten(state: DeviceState) -> dict[str, str]:
         "os_version": show(state.os_version),
         "model": show(state.model),
         "dscp_map": _text(state.dscp_map),
+        "tc_queue": _text(state.tc_queue),
         "pfc_watchdog": show(state.watchdog),
         "collection": state.collection_error[0] if state.collection_error else "ok",
     }

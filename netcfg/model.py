@@ -193,6 +193,8 @@ class InterfaceState:
     dcqcn: dict[str, int] = field(default_factory=dict)
     cable_m: int | None = None
     firmware: str | None = None
+    # NIC board identity from the firmware's vendor (ConnectX `ethtool -i`: `28.39.2048 (MT_0000000838)`).
+    psid: str | None = None
     driver: str | None = None
 
 
@@ -224,8 +226,9 @@ class DeviceState:
     # The file the state was read from, and where its settings stand in it (1-based lines), keyed
     # "<interface>.<field>" (a setting of a port), "<interface>" (the port's block), "<field>" (a
     # device-wide setting) and "" (where device-wide settings belong when missing). See `line_of`.
-    source_file: str | None = None
-    locations: dict[str, int] = field(default_factory=dict)
+    # Not part of what the device does: two states equal in settings are equal wherever they came from.
+    source_file: str | None = field(default=None, compare=False)
+    locations: dict[str, int] = field(default_factory=dict, compare=False)
 
     def interface(self, name: str) -> InterfaceState:
         if name not in self.interfaces:

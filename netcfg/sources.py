@@ -7,9 +7,10 @@ from collections.abc import Collection
 from pathlib import Path
 
 from netcfg.errors import InputError
+from netcfg.files import list_dir, read_text
 from netcfg.intent import fabric_intent
 from netcfg.model import Device, DeviceState, Fabric
-from netcfg.platforms import get_platform
+from netcfg.platforms import get_platform, platform_names
 from netcfg.policy import Policy
 from netcfg.snapshot import META_FILE, read_device_outputs
 
@@ -25,12 +26,18 @@ def intent_states(fabric: Fabric, policy: Policy) -> dict[str, DeviceState]:
 
 
 def config_states(fabric: Fabric, folder: Path) -> dict[str, DeviceState]:
-    """States from `<device><suffix>` config files, as a repository keeps them for pre-merge checks."""
-    if not folder.is_dir():
-        raise InputError(str(folder), "configs folder not found (expected a folder of <device>.cfg files)")
-    files = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+    """States from `<device><suffix>` config files, as a repository keeps them for pre-merge checks.
+
+    Only files named like a platform's config (`*.cfg`, `*.sh`) are devices: a README or a JSON
+    export beside them is not, and is left alone. A file that its platform cannot read is one
+    InputError naming the file (and the line, where the platform knows it)."""
+    suffixes = {platform.config_suffix for platform in map(get_platform, platform_names())}
+    files = [
+        p for p in list_dir(folder, "configs folder") if p.suffix in suffixes and not p.name.startswith(".")
+    ]
     if not files:
-        raise InputError(str(folder), "configs folder is empty (expected <device>.cfg files)")
+        names = " or ".join(f"<device>{s}" for s in sorted(suffixes))
+        raise InputError(str(folder), f"configs folder is empty (expected {names} files)")
     states = {}
     for path in files:
         device = fabric.devices.get(path.stem)
@@ -42,17 +49,14 @@ def config_states(fabric: Fabric, folder: Path) -> dict[str, DeviceState]:
                 str(path),
                 f"expected a {platform.description} config named {path.stem}{platform.config_suffix}",
             )
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            raise InputError(str(path), "cannot read config: expected UTF-8 text") from None
-        state = platform.parse_config(text, device)
+        state = platform.parse_config(read_text(path, f"{platform.description} config"), device)
         state.source_file = str(path)
         if state.unparsed:
+            # Platforms note where in the text an unreadable part starts under the same key.
             what, why = next(iter(state.unparsed.items()))
-            raise InputError(
-                str(path), f"cannot parse {what}: {why} (expected a {platform.description} config)"
-            )
+            line = state.locations.get(what)
+            where = f"{path}:{line}" if line else str(path)
+            raise InputError(where, f"cannot read {what}: {why}; expected a {platform.description} config")
         states[device.name] = state
     return states
 

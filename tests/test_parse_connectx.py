@@ -308,3 +308,136 @@ def test_host_script_ignores_unknown_netdevs(script: DeviceState):
     state = cx.parse_config("ip link set dev eth9 mtu 1500\nip link set dev eth0 mtu 9000\n", host())
     assert "eth9" not in state.interfaces
     assert state.interfaces["eth0"].mtu == 9000
+
+
+# --- other real layouts ---------------------------------------------------------------------------
+
+
+def test_mlnx_qos_tab_layout_with_ets_bandwidth_and_rate_limit():
+    """Newer mlnx_qos indents with tabs, adds buffer rows and prints `tsa: ets, bw: 50%` classes."""
+    outputs = full_outputs()
+    outputs[files()[cli("mlnx_qos", "eth0")]] = fixture("mlnx_qos_tabs_ets_strict.txt")
+    state = cx.parse_outputs(outputs, host())
+    port = state.interfaces["eth0"]
+    assert (port.trust, port.no_drop_priorities, port.pfc_enabled, port.cable_m) == (
+        "dscp",
+        frozenset({3}),
+        True,
+        10,
+    )
+    assert port.dscp_map == DEFAULT_DSCP_MAP
+    assert port.strict_queues == frozenset({6})
+    assert cli("mlnx_qos", "eth0") not in state.unparsed
+
+
+def test_ethtool_keeps_the_psid_apart_from_the_firmware(state: DeviceState):
+    assert (state.interfaces["eth0"].firmware, state.interfaces["eth0"].psid) == (
+        "28.42.1000",
+        "MT_0000000838",
+    )
+    assert (state.interfaces["eth1"].firmware, state.interfaces["eth1"].psid) == ("22.39.2048", None)
+
+
+def test_ethtool_of_an_intel_nic():
+    outputs = full_outputs()
+    outputs[files()[cli("ethtool", "eth1")]] = fixture("ethtool_i_intel_i40e.txt")
+    port = cx.parse_outputs(outputs, host()).interfaces["eth1"]
+    assert (port.driver, port.firmware, port.psid) == ("i40e", "9.20 0x8000d8c5 1.3429.0", None)
+
+
+# --- findings on the lab's hosts: unreadable outputs, a foreign NIC -------------------------------
+
+
+def lab_host_findings(lab_fabric, lab_policy, name: str, **replace: str | None) -> list:
+    """Findings for one lab host whose outputs are the lab's, but for `replace` (file -> text, None
+    drops the output)."""
+    from netcfg.checks.runner import run_checks
+    from netcfg.lab.devices import live_states
+
+    device = lab_fabric.devices[name]
+    rendered = cx.render_outputs(live_states(lab_fabric, lab_policy)[name], device)
+    outputs = {c.file: rendered[c.cli] for c in cx.commands(device)}
+    for file, text in replace.items():
+        if text is None:
+            del outputs[file]
+        else:
+            outputs[file] = text
+    state = cx.parse_outputs(outputs, device)
+    return [f for f in run_checks(lab_fabric, lab_policy, {name: state}) if f.device == name]
+
+
+def test_a_lab_host_as_rendered_is_clean(lab_fabric, lab_policy):
+    assert lab_host_findings(lab_fabric, lab_policy, "gpu01") == []
+
+
+def test_an_intel_nic_in_a_rail_is_a_driver_finding(lab_fabric, lab_policy):
+    findings = lab_host_findings(
+        lab_fabric, lab_policy, "gpu01", ethtool_eth1=fixture("ethtool_i_intel_i40e.txt")
+    )
+    driver = [f for f in findings if f.rule == "host.driver"]
+    assert [(f.interface, f.expected, f.actual) for f in driver] == [("eth1", "mlx5_core", "i40e")]
+    assert driver[0].severity == "error"
+
+
+def _cut(text: str) -> str:
+    lines = text.splitlines(keepends=True)
+    return "".join(lines[: int(len(lines) * 0.4)])
+
+
+@pytest.mark.parametrize(
+    ("file", "damage"),
+    [
+        ("mlnx_qos_eth2", _cut),
+        ("mlnx_qos_eth2", lambda t: "Netlink error: Operation not supported\n"),
+        ("mlnx_qos_eth2", None),
+        ("sysfs_eth1", lambda t: "grep: /sys/class/net/eth1/ecn: No such file or directory\n"),
+        ("ethtool_eth0", lambda t: "Cannot get driver information: No such device\n"),
+        ("ethtool_eth3", lambda t: "".join(f"{len(line):04x}{line[::-1]}\n" for line in t.splitlines())),
+    ],
+)
+def test_an_unreadable_nic_output_is_one_finding_and_nothing_else(lab_fabric, lab_policy, file, damage):
+    from netcfg.lab.devices import live_states
+
+    device = lab_fabric.devices["gpu01"]
+    rendered = cx.render_outputs(live_states(lab_fabric, lab_policy)["gpu01"], device)
+    text = {c.file: rendered[c.cli] for c in cx.commands(device)}[file]
+    findings = lab_host_findings(lab_fabric, lab_policy, "gpu01", **{file: damage(text) if damage else None})
+    assert [f.rule for f in findings] == ["parse.unknown_output"]
+    assert file.split("_")[-1] in findings[0].expected
+
+
+# --- host script: where each setting stands -------------------------------------------------------
+
+
+def test_host_script_locations(script: DeviceState):
+    lines = fixture("host_hand_edited.sh").splitlines()
+
+    def at(text: str) -> int:
+        return lines.index(text) + 1
+
+    loc = script.locations
+    assert loc["eth1.trust"] == at("mlnx_qos -i eth1 --trust pcp")
+    assert loc["eth1.no_drop_priorities"] == at("mlnx_qos -i eth1 --pfc 0,0,0,1,1,0,0,0")
+    assert loc["eth1.dscp_map"] == at("mlnx_qos -i eth1 --dscp2prio set,26,4")
+    assert loc["eth0.mtu"] == at("ip link set dev eth0 mtu 9000")
+    assert loc["eth1.ecn_rp_priorities"] == at("set_ecn eth1 rp none")
+    cm = "set_params /sys/kernel/config/rdma_cm/mlx5_0/ports/1"
+    assert (
+        loc["eth0.roce_mode"]
+        == loc["eth0.roce_tos"]
+        == at(f"{cm} 'default_roce_mode=RoCE v2' default_roce_tos=106")
+    )
+    assert loc["eth0.dcqcn"] == at(
+        "set_params /sys/class/net/eth0/ecn/roce_rp rpg_ai_rate=5 rpg_hai_rate=50 rpg_time_reset=300"
+    )
+    # The commented-out revert lines at the end set nothing.
+    assert loc["eth1.cnp_dscp"] == at("set_params /sys/class/net/eth1/ecn/roce_np cnp_dscp=46")
+    # A setting the script lacks points at the NIC's first line.
+    assert script.line_of("eth1", ("cnp_priority",)) == loc["eth1"] == at("ip link set dev eth1 mtu 4200")
+
+
+def test_host_script_with_crlf_line_endings_is_refused_with_its_line():
+    text = "#!/usr/bin/env bash\nset -euo pipefail\r\nip link set dev eth0 mtu 9000\r\n"
+    state = cx.parse_config(text, host())
+    assert state.unparsed == {"host script": "CRLF line ending; expected LF"}
+    assert state.locations["host script"] == 2

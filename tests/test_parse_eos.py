@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 
 import pytest
@@ -325,6 +326,9 @@ def test_running_config_without_header_leaves_the_version_unknown():
     state = eos.parse_outputs(outputs(running=running, lldp=fixture("show_lldp_neighbors.txt")), leaf())
     assert state.os_version is None
     assert "header" in state.unparsed["show running-config"]
+    # The QoS was read: only the version is left to parse.unknown_output.
+    assert state.facets == frozenset({"qos", "lldp"})
+    assert state.interfaces["Ethernet1"].no_drop_priorities == frozenset({3})
 
 
 def test_missing_running_config_and_lldp_are_recorded():
@@ -348,3 +352,324 @@ def test_secrets_are_masked_before_saving():
         assert secret in text and secret not in masked
     assert "username admin privilege 15 role network-admin secret sha512 <masked>" in masked
     assert eos.parse_config(masked, leaf()) == eos.parse_config(text, leaf())
+
+
+# --- a production config: much more than netcfg renders -------------------------------------------
+
+OTHER = Path(__file__).parent / "fixtures" / "other"
+PRODUCTION = "running_config_production.cfg"
+
+
+def line_of(text: str, needle: str, after: str | None = None) -> int:
+    """1-based number of the first line that is `needle` (stripped), below the line `after` if given."""
+    lines = [line.strip() for line in text.splitlines()]
+    start = lines.index(after) + 1 if after else 0
+    return lines.index(needle, start) + 1
+
+
+@pytest.fixture(scope="module")
+def production() -> DeviceState:
+    return parse(PRODUCTION)
+
+
+def test_production_fabric_ports_take_the_profile(production: DeviceState):
+    for name in ("Ethernet1", "Ethernet3", "Ethernet31", "Ethernet32"):
+        port = production.interfaces[name]
+        assert (port.mtu, port.trust, port.pfc_enabled, port.watchdog) == (9214, "dscp", True, True)
+        assert port.no_drop_priorities == frozenset({3})
+        # `0.15 mbytes` / `1.5 mbytes` on `uc-tx-queue 4`; `mc-tx-queue 4`'s strict priority is not it.
+        assert port.ecn == {4: EcnSetting(150_000, 1_500_000, 100)}
+        assert port.strict_queues == frozenset({7})
+    assert production.interfaces["Ethernet2"].no_drop_priorities == frozenset({3, 4})
+    assert production.interfaces["Ethernet3"].description is None
+
+
+def test_production_classes_ride_their_mapped_queues(production: DeviceState):
+    assert production.tc_queue == {3: 4, 6: 7}
+    assert (production.queue_of(3), production.queue_of(6), production.queue_of(1)) == (4, 7, 1)
+    assert production.dscp_map == {24: 3, 25: 3, 26: 3, 27: 3, 48: 6}
+
+
+def test_production_watchdog_lines_out_of_order_and_one_missing(production: DeviceState):
+    # No `default recovery-time` line: unknown, not a default netcfg made up.
+    assert production.watchdog == Watchdog(
+        enabled=True, action="drop", detection_ms=200, restoration_ms=None, polling_ms=100
+    )
+
+
+def test_production_ports_outside_the_fabric_carry_no_qos(production: DeviceState):
+    others = [
+        "Port-Channel10",
+        "Ethernet4",
+        "Ethernet33/1",
+        "Ethernet33/2",
+        "Ethernet33/3",
+        "Ethernet33/4",
+        "Ethernet34",
+        "Ethernet35",
+        "Loopback0",
+        "Management1",
+        "Vlan100",
+    ]
+    assert set(production.interfaces) == {
+        "Ethernet1",
+        "Ethernet2",
+        "Ethernet3",
+        "Ethernet31",
+        "Ethernet32",
+    } | set(others)
+    for name in others:
+        port = production.interfaces[name]
+        assert (port.trust, port.pfc_enabled, port.no_drop_priorities, port.ecn) == (None, None, None, {})
+    assert production.interfaces["Vlan100"].mtu == 9000
+    assert production.interfaces["Management1"].description == "OOB  mgmt-sw-r12 Gi1/0/14"
+
+
+def test_production_banner_text_is_not_config(production: DeviceState):
+    # The banner holds `interface Ethernet9`, a DSCP map line, braces and '#' lines.
+    assert "Ethernet9" not in production.interfaces
+    assert production.dscp_map[26] == 3
+    assert production.unparsed == {}
+    assert (production.model, production.os_version) == ("DCS-7060X6-64PE", "4.32.1F")
+
+
+def test_production_locations_point_at_each_setting(production: DeviceState):
+    text = fixture(PRODUCTION)
+    profile = "qos profile ROCE_LOSSLESS"
+    loc = production.locations
+    # A setting written in the port's own block: that line.
+    assert loc["Ethernet2.no_drop_priorities"] == line_of(
+        text, "priority-flow-control priority 4 no-drop", after="interface Ethernet2"
+    )
+    assert loc["Ethernet31.mtu"] == line_of(text, "mtu 9214", after="interface Ethernet31")
+    # A setting the port takes from its profile: the profile's line.
+    assert loc["Ethernet3.trust"] == line_of(text, "qos trust dscp", after=profile)
+    ecn = "random-detect ecn minimum-threshold 0.15 mbytes maximum-threshold 1.5 mbytes"
+    assert loc["Ethernet1.ecn"] == line_of(text, f"{ecn} max-mark-probability 100")
+    assert loc["Ethernet1.strict_queues"] == line_of(text, "priority strict", after="uc-tx-queue 7")
+    assert loc["Ethernet32.watchdog"] == line_of(text, "priority-flow-control pause watchdog", after=profile)
+    # The block itself, and device-wide settings.
+    assert loc["Ethernet4"] == line_of(text, "interface Ethernet4")
+    assert loc["dscp_map"] == line_of(text, "qos map dscp 24 25 26 27 to traffic-class 3")
+    assert loc["tc_queue"] == line_of(text, "qos map traffic-class 3 to tx-queue 4")
+    assert loc["watchdog"] == line_of(text, "priority-flow-control pause watchdog action drop")
+    assert loc[""] == line_of(text, "end") - 1
+    # What `line_of` gives a finding: a port setting missing from block and profile -> the profile.
+    assert production.line_of("Ethernet4", ("ecn",)) == line_of(text, "interface Ethernet4")
+    assert production.line_of(None, ("dscp_map",)) == loc["dscp_map"]
+
+
+def test_a_profile_port_missing_a_setting_points_at_the_profile():
+    text = fixture(PRODUCTION).replace(
+        "      random-detect ecn minimum-threshold 0.15 mbytes maximum-threshold 1.5 mbytes"
+        " max-mark-probability 100\n",
+        "",
+    )
+    state = eos.parse_config(text, leaf())
+    assert state.interfaces["Ethernet1"].ecn == {}
+    assert state.line_of("Ethernet1", ("ecn",)) == line_of(text, "qos profile ROCE_LOSSLESS")
+
+
+def test_pfc_all_off_turns_every_port_off():
+    text = fixture(PRODUCTION).replace("ip routing\n", "ip routing\n!\npriority-flow-control all off\n")
+    state = eos.parse_config(text, leaf())
+    for name in ("Ethernet1", "Ethernet2", "Ethernet31"):
+        assert state.interfaces[name].pfc_enabled is False
+        assert state.locations[f"{name}.pfc_enabled"] == line_of(text, "priority-flow-control all off")
+    assert state.interfaces["Ethernet2"].no_drop_priorities == frozenset({3, 4})
+
+
+def test_no_priority_flow_control_and_drop_lines():
+    text = (
+        "! device: leaf-su1-r1 (DCS-7060X6-64PE, EOS-4.32.1F)\n"
+        "interface Ethernet1\n   no priority-flow-control\n!\n"
+        "interface Ethernet2\n   priority-flow-control on\n   priority-flow-control priority 3 no-drop\n"
+        "   priority-flow-control priority 3 drop\n!\nend\n"
+    )
+    state = eos.parse_config(text, leaf())
+    assert (state.interfaces["Ethernet1"].pfc_enabled, state.interfaces["Ethernet1"].no_drop_priorities) == (
+        False,
+        frozenset(),
+    )
+    assert state.interfaces["Ethernet2"].no_drop_priorities == frozenset()
+    assert state.locations["Ethernet2.no_drop_priorities"] == 8
+
+
+# --- not EOS at all -------------------------------------------------------------------------------
+
+NOT_EOS = {
+    "nxos_running_config.cfg": "NX-OS",
+    "cumulus_nvue_startup.yaml": "YAML",
+    "sonic_config_db.json": "JSON",
+    "leaf_notes.md": "'#' line",
+    "junos_qfx.conf": "'#' line",
+}
+
+
+@pytest.mark.parametrize(("name", "what"), sorted(NOT_EOS.items()))
+def test_other_formats_are_not_read_as_eos(name: str, what: str):
+    state = eos.parse_config((OTHER / name).read_text(encoding="utf-8"), leaf())
+    (why,) = state.unparsed.values()
+    assert why.startswith("not an Arista EOS config") and what in why
+    assert state.interfaces == {} and state.dscp_map == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("interface Ethernet1\n  description gpu01:eth0\n  mtu 9216\n", "indented by 2"),
+        ("interface TenGigabitEthernet 0/1\n no shutdown\n!\nend\n", "no '! device:' header"),
+        ("3f1a9c\n77be02\n", "no '! device:' header"),
+    ],
+)
+def test_eos_needs_positive_evidence(text: str, why: str):
+    assert why in eos.parse_config(text, leaf()).unparsed["running-config"]
+
+
+# --- unreadable output: one finding, no guesses ----------------------------------------------------
+
+
+def lab_leaf_findings(lab_fabric, lab_policy, running: str) -> list:
+    """What the checks find on the lab's leaf-su1-r1 given this running-config (and its true LLDP table)."""
+    from netcfg.checks.runner import run_checks
+    from netcfg.lab.devices import live_states
+
+    device = lab_fabric.devices["leaf-su1-r1"]
+    lldp = eos.render_outputs(live_states(lab_fabric, lab_policy)[device.name], device)["show lldp neighbors"]
+    state = eos.parse_outputs(outputs(running=running, lldp=lldp), device)
+    return [f for f in run_checks(lab_fabric, lab_policy, {device.name: state}) if f.device == device.name]
+
+
+def test_the_readable_production_config_has_findings(lab_fabric, lab_policy):
+    """The baseline for the tests below: read in full, this config is far from the policy."""
+    rules = {f.rule for f in lab_leaf_findings(lab_fabric, lab_policy, fixture(PRODUCTION))}
+    assert {"pfc.no_drop_priorities", "qos.trust", "pfc.watchdog"} <= rules
+
+
+def _truncated(text: str) -> str:
+    lines = text.splitlines(keepends=True)
+    return "".join(lines[: int(len(lines) * 0.4)])
+
+
+def _garbled(text: str) -> str:
+    return "".join(f"{zlib.crc32(line.encode()):08x}{line[::-1]}\n" for line in text.splitlines())
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        _truncated,
+        _garbled,
+        lambda t: t.replace("\nend\n", "\n"),
+        lambda t: (OTHER / "nxos_running_config.cfg").read_text(encoding="utf-8"),
+        lambda t: (OTHER / "sonic_config_db.json").read_text(encoding="utf-8"),
+        lambda t: "% Invalid input (privileged mode required)\n",
+    ],
+)
+def test_unreadable_running_config_is_one_finding_and_nothing_else(lab_fabric, lab_policy, damage):
+    findings = lab_leaf_findings(lab_fabric, lab_policy, damage(fixture(PRODUCTION)))
+    assert [(f.rule, f.expected) for f in findings] == [
+        ("parse.unknown_output", "readable output of 'show running-config'")
+    ]
+
+
+# --- secrets --------------------------------------------------------------------------------------
+
+# (config line, the secret in it): every form of secret an EOS config carries that we know of.
+SECRET_LINES = [
+    ("username ops secret 0 Pl4in-0ps!", "Pl4in-0ps!"),
+    ("username admin privilege 15 role network-admin secret sha512 $6$aBcD$Zx9Yw8", "$6$aBcD$Zx9Yw8"),
+    ("username legacy privilege 15 secret 5 $1$Qw3r$Ty7Ui9Op", "$1$Qw3r$Ty7Ui9Op"),
+    ("username guest password 7 0832585B1910", "0832585B1910"),
+    ("username bare secret B4reS3cret", "B4reS3cret"),
+    ("enable password 0 En4ble-Pl4in", "En4ble-Pl4in"),
+    ("enable secret 5 $1$Ab12$EnAbLeHaSh", "$1$Ab12$EnAbLeHaSh"),
+    ("enable password sha512 $6$Sa1t$En4bleSha", "$6$Sa1t$En4bleSha"),
+    ("   secret 5 $1$Zz99$Any-Where", "$1$Zz99$Any-Where"),
+    ("      secret 0 Sh4redK3y receive-lifetime infinite transmit-lifetime infinite", "Sh4redK3y"),
+    ("ntp authentication-key 1 md5 7 0822455D0A16", "0822455D0A16"),
+    ("ntp authentication-key 2 sha1 0 NtpPl4in", "NtpPl4in"),
+    ("radius-server key 0 R4diusPl4in", "R4diusPl4in"),
+    ("radius-server host 10.0.0.50 vrf MGMT auth-port 1812 key 7 011F0706", "011F0706"),
+    ("tacacs-server key 7 070C285F4D06", "070C285F4D06"),
+    ("tacacs-server host 10.0.0.49 vrf MGMT key 0 T4c4csPl4in", "T4c4csPl4in"),
+    ("snmp-server community s3cr3t-c0mm ro", "s3cr3t-c0mm"),
+    ("snmp-server community rw-c0mm rw SNMP-ACL", "rw-c0mm"),
+    ("snmp-server user monitor NETOPS v3 auth sha Auth-P4ss priv aes Priv-P4ss", "Auth-P4ss"),
+    ("snmp-server user monitor2 NETOPS v3 auth sha256 Auth2-P4ss priv aes256 Priv2-P4ss", "Priv2-P4ss"),
+    ("   authentication-key 0 Gnmi-K3y", "Gnmi-K3y"),
+    ("   ip ospf authentication-key 7 OspfK3yEnc", "OspfK3yEnc"),
+    ("   ip ospf message-digest-key 1 md5 7 0F0E1D2C3B4A", "0F0E1D2C3B4A"),
+    ("   isis authentication key 7 IsisK3yEnc", "IsisK3yEnc"),
+    ("   authentication key 0 Is1sPl4in level-2", "Is1sPl4in"),
+    ("   neighbor SPINES password 7 Hx9Lq2Zr0Pw==", "Hx9Lq2Zr0Pw=="),
+    ("   neighbor 10.1.0.0 password 0 BgpPl4in", "BgpPl4in"),
+    ("      pre-shared-key 7 Ik3PskEnc", "Ik3PskEnc"),
+    ("      shared-key 0 IpsecPl4in", "IpsecPl4in"),
+    ("   exec /usr/bin/TerminAttr -cvaddr=10.0.0.10:9910 -cvauth=key,Cv4uthK3y -cvvrf=MGMT", "Cv4uthK3y"),
+]
+# Lines that look close to a secret but are not one: masking must leave them as they are.
+PLAIN_LINES = [
+    "   password minimum length 12",
+    "aaa authentication login default group tacacs+ local",
+    "ntp server vrf MGMT 10.0.0.123 iburst key 1",
+    "username ops ssh-key ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOpsKey ops@bastion",
+    "management security",
+    "   session shared-secret profile PROFILE1",
+    "snmp-server contact netops@example.net",
+    "   neighbor SPINES remote-as 65000",
+    "   priority-flow-control priority 3 no-drop",
+    "qos map dscp 26 to traffic-class 3",
+    "   description key to the keys: secret-garden",
+]
+
+
+def test_every_secret_form_is_masked_and_keeps_its_line_shape():
+    text = "\n".join(line for line, _ in SECRET_LINES) + "\n"
+    masked = eos.mask_secrets(text).splitlines()
+    assert len(masked) == len(SECRET_LINES)
+    for (line, secret), out in zip(SECRET_LINES, masked, strict=True):
+        assert secret not in out, out
+        assert "<masked>" in out, out
+        # Keywords and encryption type stay: only the secret's own word changes.
+        assert out.split()[0] == line.split()[0]
+        assert len(out.split()) == len(line.split()), out
+    # The second SNMP secret of a line goes too.
+    assert "Priv-P4ss" not in eos.mask_secrets(SECRET_LINES[18][0])
+    assert "Auth2-P4ss" not in eos.mask_secrets(SECRET_LINES[19][0])
+
+
+def test_lines_without_secrets_are_unchanged():
+    text = "\n".join(PLAIN_LINES) + "\n"
+    assert eos.mask_secrets(text) == text
+
+
+def test_masking_twice_changes_nothing_more():
+    text = "\n".join(line for line, _ in SECRET_LINES) + "\n"
+    once = eos.mask_secrets(text)
+    assert eos.mask_secrets(once) == once
+
+
+def test_a_masked_production_config_reads_the_same():
+    text = fixture(PRODUCTION)
+    masked = eos.mask_secrets(text)
+    for secret in (
+        "$6$pr0dS4lt$",
+        "Pl41nT3xt-Au70",
+        "Cv4uthK3y",
+        "0822455D0A16",
+        "r0c3-c0mmunity",
+        "Hx9Lq2Zr0Pw",
+    ):
+        assert secret in text and secret not in masked
+    assert eos.parse_config(masked, leaf()) == eos.parse_config(text, leaf())
+
+
+def test_the_collector_masks_with_the_platform_before_saving():
+    """Collection (netcfg.collect) saves what `platform.mask_secrets` returns, whatever the platform."""
+    import inspect
+
+    from netcfg import collect
+
+    source = inspect.getsource(collect)
+    assert "platform.mask_secrets(output)" in source

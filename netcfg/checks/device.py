@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from netcfg.checks.base import CheckContext, Issue, Severity, compare, rule, show
 from netcfg.intent import KB
 from netcfg.model import Device, DeviceState, EcnSetting, InterfaceState
+from netcfg.platforms import get_platform
 from netcfg.policy import Policy, VersionRule
 
 
@@ -255,3 +256,23 @@ def check_unparsed(state: DeviceState, device: Device, ctx: CheckContext) -> Ite
             reason,
             f"could not read '{command}': {reason}; its settings are unknown",
         )
+
+
+@rule("host.driver", Severity.ERROR, facet="version", kinds=["host"], fields=("driver",))
+def check_host_driver(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
+    """Every NIC runs a driver of the host's platform (mlx5_core for ConnectX): a NIC of another make
+    in a rail (an Intel i40e or ice) takes none of the platform's RoCE settings."""
+    drivers = get_platform(device.platform).nic_drivers
+    if not drivers:
+        return
+    expected = " or ".join(sorted(drivers))
+    for port in fabric_ports(state, device, ctx):
+        if port.driver not in drivers:
+            yield Issue(
+                state.name,
+                port.name,
+                expected,
+                show(port.driver),
+                f"NIC driver {show(port.driver)} is not the {device.platform} platform's ({expected}): "
+                "its RoCE settings are not applied",
+            )

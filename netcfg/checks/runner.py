@@ -81,7 +81,8 @@ def _merge(raw: list[tuple[Rule, Issue]], states: dict[str, DeviceState]) -> lis
             message = f"{message} (on {len(names)} ports)"
         state = states.get(device)
         file = state.source_file if state is not None else None
-        line = state.line_of(names[0] if names else None, fields[rule_id]) if state is not None else None
+        # A line means something only in a file a person can open (a config file of a repository).
+        line = state.line_of(names[0] if names else None, fields[rule_id]) if file else None
         findings.append(
             Finding(rule_id, Severity(severity), device, interface, expected, actual, message, file, line)
         )

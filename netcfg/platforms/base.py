@@ -73,6 +73,9 @@ class Platform(ABC):
     hier_config_platform: ClassVar[str | None] = None
     # Snapshot file holding the running config, for `netcfg diff`.
     running_config_file: ClassVar[str | None] = None
+    # Hosts: the kernel drivers of the NICs the platform configures (`ethtool -i`); a NIC on another
+    # driver takes none of its settings. Empty for switches.
+    nic_drivers: ClassVar[frozenset[str]] = frozenset()
     # Regular expressions (each matched against a whole command line) of the commands collection may
     # send: every one read-only on the device. A test holds every collected command to it, and the
     # lab refuses anything else. Empty: nothing may be sent.

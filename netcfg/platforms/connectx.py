@@ -24,6 +24,8 @@ from netcfg.platforms.base import Batch, Command, Platform, register
 from netcfg.templating import template
 
 NP_DCQCN = ("min_time_between_cnps",)
+# parse_config's name for the script in `unparsed` (and in `locations`, for where it went wrong).
+HOST_SCRIPT = "host script"
 LLDP = Command("lldpcli show neighbors", "lldpcli_show_neighbors")
 PRIORITIES = range(8)
 # ConnectX firmware default: DSCP d on priority d >> 3 until mlnx_qos --dscp2prio changes it.
@@ -77,6 +79,9 @@ class ConnectX(Platform):
         r"grep -rH \. /sys(/[A-Za-z0-9_:-][A-Za-z0-9_.:-]*)+( /sys(/[A-Za-z0-9_:-][A-Za-z0-9_.:-]*)+)*",
         r"lldpcli show neighbors",
     )
+    # The kernel drivers of the NICs this platform configures (`ethtool -i`): a NIC on another driver
+    # (an Intel i40e or ice in a rail) takes none of the mlnx_qos or ConnectX sysfs settings.
+    nic_drivers: ClassVar[frozenset[str]] = frozenset({"mlx5_core"})
 
     def commands(self, device: Device) -> list[Command]:
         per_nic = [c for nic in device.nics for c in (_mlnx_qos(nic), _sysfs(nic), _ethtool(nic))]
@@ -136,7 +141,10 @@ class ConnectX(Platform):
             )
             out[_sysfs(nic).cli] = template("connectx/sysfs_dump.j2").render(values=_sysfs_values(port, nic))
             out[_ethtool(nic).cli] = template("connectx/ethtool_i.j2").render(
-                driver=port.driver or "mlx5_core", firmware=port.firmware, bus=f"{0x17 + index * 0x10:02x}"
+                driver=port.driver or "mlx5_core",
+                firmware=port.firmware,
+                psid=port.psid,
+                bus=f"{0x17 + index * 0x10:02x}",
             )
         neighbors = [
             {
@@ -154,16 +162,23 @@ class ConnectX(Platform):
 
     def parse_config(self, text: str, device: Device) -> DeviceState:
         state = DeviceState(name=device.name, platform=self.name, facets=frozenset({"qos"}))
-        shapes, unparsed = _script_ports(_generic_text(text, device), len(device.nics))
-        if "host script" in unparsed:
+        if "\r" in text:
+            # bash reads `\r` as part of each word (`--trust dscp\r`): such a script fails on the host.
+            state.unparsed[HOST_SCRIPT] = "CRLF line ending; expected LF"
+            state.locations[HOST_SCRIPT] = text.count("\n", 0, text.index("\r")) + 1
+            return state
+        shapes, unparsed, where = _script_ports(_generic_text(text, device), len(device.nics))
+        if HOST_SCRIPT in unparsed:
             state.unparsed = dict(unparsed)
             return state
-        for i, nic in enumerate(device.nics):
+        names = [nic.netdev for nic in device.nics]
+        for i, netdev in enumerate(names):
             shape = shapes[i]
-            state.interfaces[nic.netdev] = dataclasses.replace(
-                shape, name=nic.netdev, ecn=dict(shape.ecn), dcqcn=dict(shape.dcqcn)
+            state.interfaces[netdev] = dataclasses.replace(
+                shape, name=netdev, ecn=dict(shape.ecn), dcqcn=dict(shape.dcqcn)
             )
-        state.unparsed = {key.format(*(n.netdev for n in device.nics)): why for key, why in unparsed.items()}
+        state.unparsed = {key.format(*names): why for key, why in unparsed.items()}
+        state.locations = _named_locations(where, tuple(names))
         return state
 
     def parse_outputs(self, outputs: dict[str, str], device: Device) -> DeviceState:
@@ -184,12 +199,16 @@ class ConnectX(Platform):
                 state.unparsed[_sysfs(nic).cli] = (
                     "no path:value lines" if dump is not None else "output missing"
                 )
+                state.facets -= {"qos"}
             for row in values:
                 _apply_value(ports, by_rdma, row["path"], str(row["value"]))
             info = one(ttp_parse(self.name, "ethtool_i", outputs.get(_ethtool(nic).file, "")).get("info"))
-            port.driver, port.firmware = info.get("driver"), info.get("firmware")
+            port.driver = info.get("driver")
+            port.firmware, port.psid = _firmware(info.get("firmware"))
             if port.firmware is None:
                 state.unparsed[_ethtool(nic).cli] = "no firmware-version line"
+                # Driver and firmware are both unknown then: parse.unknown_output says so once.
+                state.facets -= {"version"}
         lldp_text = outputs.get(LLDP.file)
         rows = many(ttp_parse(self.name, "lldpcli", lldp_text or "").get("neighbors"))
         if lldp_text is None or (not rows and "LLDP neighbors" not in lldp_text):
@@ -204,6 +223,8 @@ class ConnectX(Platform):
         qos = one(data.get("qos"))
         if "trust" not in qos or "pfc" not in qos:
             state.unparsed[cmd.cli] = "output missing" if text is None else "no trust state or PFC table"
+            # One NIC's QoS unknown leaves the host's QoS unproven: reported once, not guessed at.
+            state.facets -= {"qos"}
             return
         port.trust = qos["trust"]
         flags = qos["pfc"].split()
@@ -227,11 +248,12 @@ class ConnectX(Platform):
         return text
 
 
-_COMMENT = re.compile(r"^\s*#.*\n?", re.M)
+# A comment line is emptied, not removed: line numbers in the generic text are the file's.
+_COMMENT = re.compile(r"^[ \t]*#.*$", re.M)
 
 
 def _generic_text(text: str, device: Device) -> str:
-    """The text with comments dropped and NIC names replaced by placeholders (`@netdev0`, `@rdma0`).
+    """The text with comments blanked and NIC names replaced by placeholders (`@netdev0`, `@rdma0`).
 
     Every server of a fabric runs the same script and prints the same sysfs values but for its NIC
     names, so the generic text repeats across thousands of hosts and parses once.
@@ -250,14 +272,19 @@ def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(r"(?<![\w.@-])(" + alternatives + r")(?![\w.-])")
 
 
+# Where the settings of a generic host script stand: ((NIC index, ".field" or ""), line), hashable.
+_Where = tuple[tuple[tuple[int, str], int], ...]
+
+
 @lru_cache(maxsize=256)
-def _script_ports(text: str, nics: int) -> tuple[list[InterfaceState], dict[str, str]]:
-    """NIC settings of a generic host script, NIC i as `@netdev{i}`; unparsed keys use `{i}` for names."""
+def _script_ports(text: str, nics: int) -> tuple[list[InterfaceState], dict[str, str], _Where]:
+    """NIC settings of a generic host script, NIC i as `@netdev{i}`; unparsed keys use `{i}` for names;
+    where each NIC's settings stand, keyed (NIC index, ".field" or "" for the NIC's first line)."""
     ports = {f"@netdev{i}": InterfaceState(name=f"{{{i}}}") for i in range(nics)}
     unparsed: dict[str, str] = {}
     data = ttp_parse(ConnectX.name, "host_script", text)
     if not data:
-        return [], {"host script": "no mlnx_qos, set_ecn or set_params line found"}
+        return [], {HOST_SCRIPT: "no mlnx_qos, set_ecn or set_params line found"}, ()
     by_rdma = {f"@rdma{i}": ports[f"@netdev{i}"] for i in range(nics)}
     for port in ports.values():
         # One shared default table; an override replaces it with a copy (never mutate it in place).
@@ -278,7 +305,74 @@ def _script_ports(text: str, nics: int) -> tuple[list[InterfaceState], dict[str,
     # Single `set_value` lines are hand edits on top of the generated groups: applied last.
     for row in many(data.get("values")):
         _apply_value(ports, by_rdma, row["path"], str(row["value"]))
-    return list(ports.values()), unparsed
+    return list(ports.values()), unparsed, _script_locations(text, nics)
+
+
+@lru_cache(maxsize=256)
+def _named_locations(where: _Where, names: tuple[str, ...]) -> dict[str, int]:
+    """Script locations keyed by NIC name. Thousands of hosts run one script with the same NIC names:
+    they share one dict, which nothing writes to once parsed (DeviceState.locations is read-only)."""
+    return {(names[nic] + key if key else names[nic]): line for (nic, key), line in where}
+
+
+_NIC = re.compile(r"@(?:netdev|rdma)(\d+)(?![\w.-])")
+_MLNX_QOS_FIELDS = {
+    "--trust": ("trust",),
+    "--pfc": ("pfc_enabled", "no_drop_priorities"),
+    "--cable_len": ("cable_m",),
+    "--dscp2prio": ("dscp_map",),
+}
+# sysfs/configfs attribute -> the InterfaceState field it sets; other ECN attributes are DCQCN knobs.
+_VALUE_FIELDS = {
+    "mtu": "mtu",
+    "cnp_dscp": "cnp_dscp",
+    "cnp_802p_prio": "cnp_priority",
+    "default_roce_mode": "roce_mode",
+    "default_roce_tos": "roce_tos",
+}
+
+
+def _script_locations(text: str, nics: int) -> _Where:
+    """The line of each NIC setting in a generic host script (the last line that sets it decides),
+    and each NIC's first line, where a setting the script lacks belongs."""
+    where: dict[tuple[int, str], int] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        found = _NIC.search(line)
+        if found is None or int(found.group(1)) >= nics:
+            continue
+        nic = int(found.group(1))
+        where.setdefault((nic, ""), number)
+        for name in _line_fields(_tokens(line)):
+            where[(nic, f".{name}")] = number
+    return tuple(where.items())
+
+
+def _line_fields(words: list[str]) -> list[str]:
+    """The InterfaceState fields one script line sets (its words as the shell splits them)."""
+    command = words[0] if words else ""
+    if command == "ip" and "mtu" in words:
+        return ["mtu"]
+    if command == "mlnx_qos":
+        return [name for w in words if w in _MLNX_QOS_FIELDS for name in _MLNX_QOS_FIELDS[w]]
+    if command == "set_ecn" and len(words) > 2:
+        return [f"ecn_{words[2]}_priorities"]
+    if command == "set_params" and len(words) > 1:
+        found = (_value_field(words[1], w.partition("=")[0]) for w in words[2:])
+        return [name for name in found if name]
+    if command == "set_value" and len(words) > 1 and "/" in words[1]:
+        name = _value_field(*words[1].rsplit("/", 1))
+        return [name] if name else []
+    return []
+
+
+def _value_field(folder: str, attribute: str) -> str | None:
+    if attribute in _VALUE_FIELDS:
+        return _VALUE_FIELDS[attribute]
+    if "/ecn/" not in folder + "/":
+        return None
+    if folder.endswith("/enable"):
+        return "ecn_np_priorities" if "/roce_np" in folder else "ecn_rp_priorities"
+    return "dcqcn"
 
 
 def _mlnx_qos_options(port: InterfaceState) -> str:
@@ -393,6 +487,14 @@ def _sysfs_values(port: InterfaceState, nic: Nic) -> list[tuple[str, object]]:
     values += [(f"{net}/ecn/roce_rp/{k}", v) for k, v in sorted(port.dcqcn.items()) if k not in NP_DCQCN]
     values += [(f"{cm}/default_roce_mode", port.roce_mode), (f"{cm}/default_roce_tos", port.roce_tos)]
     return [(p, v) for p, v in values if v is not None]
+
+
+def _firmware(text: str | None) -> tuple[str | None, str | None]:
+    """`28.39.2048 (MT_0000000838)` -> ('28.39.2048', 'MT_0000000838'); other shapes stay whole."""
+    if text is None:
+        return None, None
+    found = re.fullmatch(r"(\S+) \(([^()\s]+)\)", text.strip())
+    return (found.group(1), found.group(2)) if found else (text.strip(), None)
 
 
 def _mac(name: str) -> str:

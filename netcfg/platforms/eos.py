@@ -4,16 +4,22 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import sys
 import zlib
 from collections import Counter
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from types import SimpleNamespace
 from typing import ClassVar
+
+from netutils.config.clean import sanitize_config
 
 from netcfg.lab.profile import CliProfile
 from netcfg.model import Device, DeviceState, EcnSetting, InterfaceState, LldpNeighbor, Watchdog
 from netcfg.parsing import many, one, ttp_parse
 from netcfg.platforms.base import Command, Platform, register
+from netcfg.platforms.eos_text import Block, setting_offsets, split_config
 from netcfg.templating import template
 
 PROFILE = "ROCE_LOSSLESS"
@@ -23,16 +29,32 @@ UNIT_BYTES = {"bytes": 1, "kbytes": 1000, "mbytes": 1_000_000, "segments": SEGME
 SHOW_VERSION = Command("show version", "show_version")
 SHOW_RUNNING = Command("show running-config", "show_running-config")
 SHOW_LLDP = Command("show lldp neighbors", "show_lldp_neighbors")
-_SECRETS = [
-    (
-        re.compile(r"^(\s*(?:username \S+ (?:privilege \d+ )?(?:role \S+ )?secret(?: sha512)?)) \S+", re.M),
-        r"\1 <masked>",
-    ),
-    (re.compile(r"^(\s*enable (?:password|secret)(?: sha512)?) \S+", re.M), r"\1 <masked>"),
-    (re.compile(r"^(\s*snmp-server community) \S+", re.M), r"\1 <masked>"),
-    (re.compile(r"^(\s*(?:tacacs|radius)-server (?:host \S+ .*?)?key(?: \d)?) \S+", re.M), r"\1 <masked>"),
-    (re.compile(r"^(\s*(?:neighbor \S+ )?password(?: \d)?) \S+", re.M), r"\1 <masked>"),
+# parse_config's name for the text it was given (a file or `show running-config`) in `unparsed`.
+RUNNING_CONFIG = "running-config"
+# The InterfaceState fields a `qos profile` can set.
+QOS_FIELDS = ("trust", "pfc_enabled", "no_drop_priorities", "ecn", "strict_queues", "watchdog")
+
+# Secrets in EOS config lines: what precedes each secret (keywords and encryption type, kept), for
+# netutils' sanitize_config, which puts <masked> in place of the secret so the config still parses.
+_TYPE = r"(?: (?:0|5|7|8a|sha512|md5))?"
+_BEFORE_SECRET = [
+    rf"^\s*(?:username|enable)\b.*? (?:secret|password){_TYPE}",
+    rf"^\s*neighbor \S+ password{_TYPE}",
+    rf"(?<![\w-])secret{_TYPE}",
+    rf"^\s*(?:radius|tacacs)-server\b.*? key{_TYPE}",
+    rf"authentication-key(?: \d+)?(?: (?:md5|sha\d*))?{_TYPE}",
+    rf"message-digest-key \d+ (?:md5|sha\d*){_TYPE}",
+    rf"^\s*(?:isis )?authentication key{_TYPE}",
+    rf"(?:pre-)?shared-key{_TYPE}",
+    r"^\s*snmp-server community",
+    r"\bauth (?:md5|sha\d*)",
+    r"\bpriv (?:des|3des|aes\d*)",
 ]
+# Where the rest of the line is already masked (by an earlier filter, or an earlier run), it stays.
+_VALUE = r" (?![^\n]*<masked>)[^\s,]+"
+SECRET_FILTERS = [{"regex": rf"({before}){_VALUE}", "replace": r"\1 <masked>"} for before in _BEFORE_SECRET]
+# TerminAttr's CloudVision key sits inside one long `exec` argument.
+SECRET_FILTERS.append({"regex": r"(-cvauth=key,)[^\s,]+", "replace": r"\1<masked>"})
 
 
 def _seconds(ms: int) -> str:
@@ -84,6 +106,14 @@ def _qos_lines_for(
                 f"maximum-threshold {_threshold(e.max_bytes)} max-mark-probability {e.probability}"
             )
     return tuple(lines)
+
+
+def _by_value(mapping: dict[int, int]) -> dict[int, list[int]]:
+    """{26: 3, 27: 3} -> {3: [26, 27]}: EOS writes one map line per target."""
+    out: dict[int, list[int]] = {}
+    for key, value in sorted(mapping.items()):
+        out.setdefault(value, []).append(key)
+    return out
 
 
 def _mac(name: str) -> str:
@@ -139,9 +169,7 @@ class Eos(Platform):
                     lines=() if shared else qos[name],
                 )
             )
-        by_tc: dict[int, list[int]] = {}
-        for dscp, tc in sorted(state.dscp_map.items()):
-            by_tc.setdefault(tc, []).append(dscp)
+        by_tc = _by_value(state.dscp_map)
         wd = state.watchdog
         watchdog = None
         if wd is not None and wd.enabled and wd.detection_ms and wd.restoration_ms and wd.polling_ms:
@@ -156,6 +184,7 @@ class Eos(Platform):
             profiles=[SimpleNamespace(name=PROFILE, lines=profile_lines)] if profile_lines else [],
             interfaces=interfaces,
             dscp_maps=[(tc, " ".join(map(str, ds))) for tc, ds in sorted(by_tc.items())],
+            tc_queues=[(q, " ".join(map(str, tcs))) for q, tcs in sorted(_by_value(state.tc_queue).items())],
             watchdog=watchdog,
         )
 
@@ -186,67 +215,82 @@ class Eos(Platform):
 
     def parse_config(self, text: str, device: Device) -> DeviceState:
         state = DeviceState(name=device.name, platform=self.name, facets=frozenset({"qos"}))
-        if "interface " not in text and "qos " not in text:
-            state.unparsed["running-config"] = "no interface or qos section found"
+        config = split_config(text)
+        not_eos = config.not_eos()
+        if not_eos is not None:
+            line, why = not_eos
+            state.unparsed[RUNNING_CONFIG] = f"not an Arista EOS config: {why}"
+            state.locations[RUNNING_CONFIG] = line
             return state
-        rest, interfaces = split_interfaces(text)
-        # Outside its interfaces a switch's config differs from its peers' only by its own name.
-        data = ttp_parse(self.name, "running_config", rest.replace(device.name, "@device"))
-        profiles = {p.get("name"): p for p in many(data.get("profiles"))}
-        resolved: dict[str, InterfaceState] = {}
-        for name, description, body in interfaces:
-            shape = resolved.get(body)
+        where = config.global_lines()
+        # Outside its blocks a switch's QoS differs from its peers' only by its own name.
+        globals_text = "".join(f"{line}\n" for _, line in config.globals)
+        data = ttp_parse(self.name, "running_config", globals_text.replace(device.name, "@device"))
+        pfc_off_line = where.get("pfc_all_off") if one(data.get("pfc_all_off")) else None
+        profiles = {name: (_block_values(b.body), b) for name, b in config.profiles.items()}
+        resolved: dict[str, _Shape] = {}
+        for block in config.interfaces:
+            shape = resolved.get(block.body)
             if shape is None:
-                block = _interface_body(body)
-                shape = resolved[body] = InterfaceState(name="", mtu=block.get("mtu"))
-                # Interface lines override the profile, as on the device.
-                _apply_qos(shape, profiles.get(block.get("profile"), {}))
-                _apply_qos(shape, block)
-            state.interfaces[name] = dataclasses.replace(
-                shape, name=name, description=description, ecn=dict(shape.ecn)
+                shape = resolved[block.body] = _resolve(block.body, profiles, pfc_off_line)
+            state.interfaces[block.name] = dataclasses.replace(
+                shape.port, name=block.name, description=block.description, ecn=dict(shape.port.ecn)
             )
+            # Interned: every switch of a fabric has the same port names, so the keys are shared.
+            loc = state.locations
+            loc[block.name] = block.line
+            for name, offset in shape.offsets.items():
+                loc[sys.intern(f"{block.name}.{name}")] = block.line + offset
+            for name, line in shape.lines.items():
+                loc[sys.intern(f"{block.name}.{name}")] = line
         for entry in many(data.get("dscp_maps")):
-            for dscp in str(entry.get("dscps", "")).split():
-                if dscp.isdigit():
-                    state.dscp_map[int(dscp)] = entry["tc"]
-        wd = one(data.get("watchdog"))
-        if wd:
-            state.watchdog = Watchdog(
-                enabled=True,
-                action=wd.get("action"),
-                detection_ms=_ms(wd.get("timeout")),
-                restoration_ms=_ms(wd.get("recovery")),
-                polling_ms=_ms(wd.get("polling")),
-            )
-        else:
-            state.watchdog = Watchdog(enabled=False)
+            for dscp in _numbers(entry.get("dscps")):
+                state.dscp_map[dscp] = entry["tc"]
+        for entry in many(data.get("tc_queues")):
+            for tc in _numbers(entry.get("tcs")):
+                if tc != entry["queue"]:
+                    state.tc_queue[tc] = entry["queue"]
+        state.watchdog = _watchdog(data)
         header = one(data.get("header"))
         state.model, state.os_version = header.get("model"), header.get("version")
+        for name in ("dscp_map", "tc_queue", "watchdog"):
+            if name in where:
+                state.locations[name] = where[name]
+        # Device-wide settings that are missing belong at the end, before `end`.
+        state.locations[""] = max(1, config.end_line - 1) if config.end_line else max(1, config.last_line)
         return state
 
     def parse_outputs(self, outputs: dict[str, str], device: Device) -> DeviceState:
         running = outputs.get(SHOW_RUNNING.file)
         if running is not None:
             state = self.parse_config(running, device)
-            if not re.search(r"^end\s*$", running, re.M):
+            why = state.unparsed.pop(RUNNING_CONFIG, None)
+            if why is None and not re.search(r"^end\s*$", running, re.M):
                 # EOS always closes the running config with `end`: without it the output was cut short.
-                state.unparsed.setdefault(SHOW_RUNNING.cli, "output truncated (no closing 'end' line)")
+                why = "output truncated (no closing 'end' line)"
         else:
             state = DeviceState(name=device.name, platform=self.name)
-            state.unparsed[SHOW_RUNNING.cli] = "output missing"
+            why = "output missing"
         state.facets = frozenset({"qos", "version", "lldp"})
+        if why is not None:
+            state.unparsed[SHOW_RUNNING.cli] = why
+            # What an unreadable config says is no evidence either way: its QoS (and the version in
+            # its header) are left out of the checks, and parse.unknown_output reports it once.
+            state.facets -= {"qos", "version"}
+        elif state.os_version is None and SHOW_VERSION.file not in outputs:
+            # A readable config without its header: the QoS stands, the version is unknown.
+            state.unparsed[SHOW_RUNNING.cli] = "no '! device: NAME (MODEL, EOS-VERSION)' header line"
+            state.facets -= {"version"}
         version_text = outputs.get(SHOW_VERSION.file)
         if version_text is not None:
             # Snapshots taken by hand or by older netcfg carry `show version`: when present it decides,
             # and a broken one leaves the version unknown rather than taken from elsewhere.
             version = one(ttp_parse(self.name, "show_version", version_text).get("version"))
             state.model, state.os_version = version.get("model"), version.get("version")
+            state.facets |= {"version"}
             if state.os_version is None:
                 state.unparsed[SHOW_VERSION.cli] = "no 'Software image version' line"
-        elif running is not None and state.os_version is None:
-            state.unparsed.setdefault(
-                SHOW_RUNNING.cli, "no '! device: NAME (MODEL, EOS-VERSION)' header line"
-            )
+                state.facets -= {"version"}
         lldp_text = outputs.get(SHOW_LLDP.file, "")
         lldp = many(ttp_parse(self.name, "show_lldp_neighbors", lldp_text).get("neighbors"))
         if not lldp and "Neighbor Device ID" not in lldp_text:
@@ -258,44 +302,48 @@ class Eos(Platform):
         return state
 
     def mask_secrets(self, text: str) -> str:
-        for pattern, repl in _SECRETS:
-            text = pattern.sub(repl, text)
-        return text
+        return sanitize_config(text, SECRET_FILTERS)
 
 
-def split_interfaces(text: str) -> tuple[str, list[tuple[str, str | None, str]]]:
-    """The config without its `interface` blocks, and each block as (name, description, body).
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """The QoS of one distinct interface body, and where each setting came from: `offsets` from the
+    block's own header line (settings written in the block), `lines` absolute (profile, global)."""
 
-    Fabric switches repeat one interface body hundreds of times with only the name and description
-    changing: parsing each distinct body once (below) keeps TTP off the hot path at 32k-GPU scale.
-    """
-    rest: list[str] = []
-    blocks: list[tuple[str, str | None, str]] = []
-    current: list[str] | None = None
-    name, description = "", None
-    for line in text.splitlines():
-        if line.startswith("interface ") and len(line.split()) == 2:
-            if current is not None:
-                blocks.append((name, description, "".join(current)))
-            name, description, current = line.split()[1], None, []
-        elif current is not None and line[:1] in (" ", ""):
-            if line.startswith("   description ") and description is None:
-                description = line[len("   description ") :]
-            else:
-                current.append(line + "\n")
-        else:
-            if current is not None:
-                blocks.append((name, description, "".join(current)))
-                current = None
-            rest.append(line + "\n")
-    if current is not None:
-        blocks.append((name, description, "".join(current)))
-    return "".join(rest), blocks
+    port: InterfaceState
+    offsets: dict[str, int]
+    lines: dict[str, int]
 
 
-def _interface_body(body: str) -> dict:
-    parsed = many(ttp_parse(Eos.name, "running_config", f"interface _\n{body}!\n").get("interfaces"))
-    return parsed[0] if parsed else {}
+def _resolve(body: str, profiles: dict[str, tuple[dict, Block]], pfc_off_line: int | None) -> _Shape:
+    block = _block_values(body)
+    offsets = dict(setting_offsets(body))
+    offsets.pop("profile", None)
+    lines: dict[str, int] = {}
+    port = InterfaceState(name="", mtu=block.get("mtu"))
+    profile = profiles.get(block.get("profile"))
+    if profile is not None:
+        values, header = profile
+        # Interface lines override the profile, as on the device.
+        _apply_qos(port, values)
+        for name, offset in setting_offsets(header.body).items():
+            if name not in offsets:
+                lines[name] = header.line + offset
+        # A setting missing from both belongs in the profile the port takes its QoS from.
+        lines |= {name: header.line for name in QOS_FIELDS if name not in offsets and name not in lines}
+    _apply_qos(port, block)
+    if pfc_off_line is not None:
+        # `priority-flow-control all off` turns PFC off on every port, whatever the port says.
+        port.pfc_enabled = False
+        if port.no_drop_priorities is None:
+            port.no_drop_priorities = frozenset()
+        offsets.pop("pfc_enabled", None)
+        lines["pfc_enabled"] = pfc_off_line
+    return _Shape(port, offsets, lines)
+
+
+def _block_values(body: str) -> dict:
+    return one(ttp_parse(Eos.name, "qos_block", f"block _\n{body}!\n").get("block"))
 
 
 def _apply_qos(port: InterfaceState, block: dict) -> None:
@@ -330,10 +378,45 @@ def _ecn(q: dict) -> EcnSetting:
     """Thresholds in bytes; latency-based units (milliseconds) cannot be compared and stay -1."""
     prob = re.search(r"max-mark-probability (\d+)", q.get("options", ""))
     return EcnSetting(
-        min_bytes=q["min"] * UNIT_BYTES[q["min_unit"]] if q["min_unit"] in UNIT_BYTES else -1,
-        max_bytes=q["max"] * UNIT_BYTES[q["max_unit"]] if q["max_unit"] in UNIT_BYTES else -1,
+        min_bytes=_bytes(q["min"], q["min_unit"]),
+        max_bytes=_bytes(q["max"], q["max_unit"]),
         probability=int(prob.group(1)) if prob else 100,
     )
+
+
+def _bytes(value: str, unit: str) -> int:
+    """`0.15 mbytes` -> 150000; exact in decimal, since a threshold is a count of bytes."""
+    if unit not in UNIT_BYTES:
+        return -1
+    try:
+        return int((Decimal(value) * UNIT_BYTES[unit]).to_integral_value())
+    except InvalidOperation:
+        return -1
+
+
+def _watchdog(data: dict) -> Watchdog:
+    """The device-wide watchdog lines: any of them present means configured; a missing one is unknown."""
+    keys = ("timeout", "recovery", "polling", "action")
+    values = {key: one(data.get(f"wd_{key}")).get("value") for key in keys}
+    if all(v is None for v in values.values()):
+        return Watchdog(enabled=False)
+    return Watchdog(
+        enabled=True,
+        action=values["action"],
+        detection_ms=_ms(values["timeout"]),
+        restoration_ms=_ms(values["recovery"]),
+        polling_ms=_ms(values["polling"]),
+    )
+
+
+def _numbers(text: object) -> list[int]:
+    """'24 25 26' or '24-27' -> the numbers; anything else in the list is skipped."""
+    out: list[int] = []
+    for word in str(text or "").split():
+        low, _, high = word.partition("-")
+        if low.isdigit() and (not high or high.isdigit()):
+            out += range(int(low), int(high or low) + 1)
+    return out
 
 
 def _ms(seconds: str | None) -> int | None:

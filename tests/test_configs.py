@@ -1,0 +1,131 @@
+"""Config files and snapshots as users keep them, read end to end through the CLI: what is a device
+file, what is refused (and where), and where each finding points."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from netcfg.cli import main
+from tests.conftest import LAB
+
+FIXTURES = Path(__file__).parent / "fixtures"
+NOT_EOS = sorted(p.name for p in (FIXTURES / "other").iterdir())
+
+
+def render_lab(folder: Path, capsys) -> Path:
+    """The lab's configs as `netcfg render inventories/lab -o DIR` writes them."""
+    assert main(["render", str(LAB), "-o", str(folder)]) == 0
+    capsys.readouterr()
+    return folder
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, old
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def line_of(path: Path, line: str) -> int:
+    (number,) = [n for n, text in enumerate(path.read_text().splitlines(), 1) if text == line]
+    return number
+
+
+def check_json(capsys, *args: str) -> tuple[int, list[dict]]:
+    rc = main(["check", str(LAB), *args, "--format", "json"])
+    return rc, json.loads(capsys.readouterr().out)["findings"]
+
+
+def error_of(capsys, *args: str) -> str:
+    assert main(["check", str(LAB), *args]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    return err
+
+
+def test_findings_point_at_the_file_and_line_of_each_setting(tmp_path, capsys):
+    configs = render_lab(tmp_path / "configs", capsys)
+    leaf, host = configs / "leaf-su1-r2.cfg", configs / "gpu03.sh"
+    # PFC no-drop on priority 4 instead of 3 on one port, ECN gone from the shared profile...
+    edit(
+        leaf,
+        "   description gpu02:eth1\n   mtu 9214\n   no switchport\n   service-profile ROCE_LOSSLESS\n",
+        "   description gpu02:eth1\n   mtu 9214\n   no switchport\n   service-profile ROCE_LOSSLESS\n"
+        "   priority-flow-control priority 3 drop\n   priority-flow-control priority 4 no-drop\n",
+    )
+    edit(
+        leaf,
+        "      random-detect ecn minimum-threshold 150 kbytes maximum-threshold 1500 kbytes"
+        " max-mark-probability 100\n",
+        "",
+    )
+    # ... and one NIC of a host trusting PCP.
+    edit(host, "mlnx_qos -i eth2 --trust dscp", "mlnx_qos -i eth2 --trust pcp")
+    rc, findings = check_json(capsys, "--configs", str(configs))
+    assert rc == 1
+    at = {(f["rule"], f["device"], f["interface"]): (f["file"], f["line"]) for f in findings}
+    pfc_line = line_of(leaf, "   priority-flow-control priority 4 no-drop")
+    trust_line = line_of(host, "mlnx_qos -i eth2 --trust pcp --pfc 0,0,0,1,0,0,0,0 --cable_len 3")
+    assert at[("pfc.no_drop_priorities", "leaf-su1-r2", "Ethernet2")] == (str(leaf), pfc_line)
+    assert at[("link.pfc_mismatch", "leaf-su1-r2", "Ethernet2")] == (str(leaf), pfc_line)
+    # ECN is missing on every port: it belongs in the profile the ports take their QoS from.
+    assert at[("ecn.enabled", "leaf-su1-r2", "Ethernet1-4,31-32")] == (
+        str(leaf),
+        line_of(leaf, "qos profile ROCE_LOSSLESS"),
+    )
+    assert at[("qos.trust", "gpu03", "eth2")] == (str(host), trust_line)
+    assert at[("link.trust_mismatch", "gpu03", "eth2")] == (str(host), trust_line)
+    assert {f["device"] for f in findings} == {"leaf-su1-r2", "gpu03"}
+    assert all(f["file"] and isinstance(f["line"], int) for f in findings)
+
+
+def test_files_that_are_not_device_configs_are_left_alone(tmp_path, capsys):
+    configs = render_lab(tmp_path / "configs", capsys)
+    (configs / "README.md").write_text("# Configs\n\nRendered by netcfg; edit the inventory instead.\n")
+    (configs / "cabling.json").write_text('{"links": []}\n')
+    (configs / "notes.txt").write_text("interface Ethernet1\n")
+    rc, findings = check_json(capsys, "--configs", str(configs))
+    assert (rc, findings) == (0, [])
+
+
+def test_a_folder_of_only_other_files_is_empty(tmp_path, capsys):
+    folder = tmp_path / "configs"
+    folder.mkdir()
+    (folder / "README.md").write_text("# nothing here\n")
+    err = error_of(capsys, "--configs", str(folder))
+    assert f"{folder}: configs folder is empty" in err and "<device>.cfg" in err
+
+
+@pytest.mark.parametrize("name", NOT_EOS)
+def test_a_non_eos_file_named_like_a_switch_config_is_refused_once(tmp_path, capsys, name):
+    configs = render_lab(tmp_path / "configs", capsys)
+    (configs / "leaf-su1-r1.cfg").write_bytes((FIXTURES / "other" / name).read_bytes())
+    err = error_of(capsys, "--configs", str(configs))
+    assert f"{configs / 'leaf-su1-r1.cfg'}:" in err
+    assert "not an Arista EOS config" in err and "expected" in err
+
+
+def test_a_host_script_with_crlf_line_endings_names_its_line(tmp_path, capsys):
+    configs = render_lab(tmp_path / "configs", capsys)
+    script = configs / "gpu02.sh"
+    script.write_bytes(script.read_bytes().replace(b"\n", b"\r\n"))
+    err = error_of(capsys, "--configs", str(configs))
+    assert f"{script}:1: " in err and "CRLF line ending; expected LF" in err
+
+
+@pytest.mark.parametrize("name", ["leaf_notes.md", "nxos_running_config.cfg", "cumulus_nvue_startup.yaml"])
+def test_a_snapshot_holding_another_format_is_one_unreadable_output(tmp_path, capsys, name):
+    snapshot = tmp_path / "snap"
+    assert main(["lab", "snapshot", str(LAB), "-o", str(snapshot)]) == 0
+    capsys.readouterr()
+    (snapshot / "leaf-su2-r3" / "show_running-config.txt").write_bytes(
+        (FIXTURES / "other" / name).read_bytes()
+    )
+    rc, findings = check_json(capsys, "--snapshot", str(snapshot))
+    assert rc == 1
+    assert [(f["device"], f["rule"], f["expected"]) for f in findings] == [
+        ("leaf-su2-r3", "parse.unknown_output", "readable output of 'show running-config'")
+    ]
+    assert findings[0]["actual"].startswith("not an Arista EOS config")
