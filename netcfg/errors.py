@@ -10,3 +10,12 @@ class InputError(Exception):
         super().__init__(f"{where}: {expected}")
         self.where = where
         self.expected = expected
+
+
+class OutputError(Exception):
+    """Writing a result failed (disk full, I/O error). The CLI prints it on one line and exits 4."""
+
+    def __init__(self, where: str, reason: str) -> None:
+        super().__init__(f"{where}: {reason}")
+        self.where = where
+        self.reason = reason
