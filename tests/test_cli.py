@@ -284,6 +284,7 @@ def _readme_python(marker: str) -> str:
 
 
 def test_the_readme_nornir_example_runs_as_written_against_the_lab(lab_fabric, lab_policy, tmp_path):
+    from netcfg.lab.devices import load_faults
     from netcfg.lab.fabric import lab_server, write_connection_files
 
     # As the README sets it up: the lab's files in out/lab, the inventory at inventories/lab.
@@ -291,7 +292,8 @@ def test_the_readme_nornir_example_runs_as_written_against_the_lab(lab_fabric, l
     (tmp_path / "inventories" / "lab").symlink_to(LAB)
     env = {**os.environ, "NETCFG_USERNAME": "admin", "NETCFG_PASSWORD": "lab-only-secret"}
     snippet = _readme_python("NetcfgInventory")
-    with lab_server(lab_fabric, lab_policy, {}, "admin", "lab-only-secret") as server:
+    faults = load_faults(LAB / "faults.yaml", lab_fabric)
+    with lab_server(lab_fabric, lab_policy, faults, "admin", "lab-only-secret") as server:
         write_connection_files(server, tmp_path / "out" / "lab")
         run = [sys.executable, "-c", snippet]
         done = subprocess.run(run, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)

@@ -152,6 +152,18 @@ def test_sarif_validates_and_locates_every_result_in_the_repository(repo, sarif_
     assert [r["level"] for r in run["results"]] == ["error", "error", "note"]
 
 
+def test_sarif_names_the_project_home_page_the_package_declares(repo, monkeypatch, sarif_schema):
+    from email.message import Message
+
+    meta = Message()
+    meta["Name"] = "netcfg"
+    meta["Project-URL"] = "Homepage, https://example.org/netcfg"
+    monkeypatch.setattr("netcfg.report.sarif.metadata.metadata", lambda name: meta)
+    log = json.loads(FORMATS["sarif"](_report(repo)))
+    sarif_schema.validate(log)
+    assert log["runs"][0]["tool"]["driver"]["informationUri"] == "https://example.org/netcfg"
+
+
 def test_sarif_fingerprints_are_stable_and_distinct(repo):
     def prints() -> list[str]:
         log = json.loads(FORMATS["sarif"](_report(repo)))
@@ -210,6 +222,10 @@ def test_premerge_sarif_points_at_the_config_files_as_json_does(tmp_path, monkey
         assert physical["artifactLocation"]["uri"] == finding["file"]
         # Once the parser knows where the setting is, SARIF carries that line; line 1 until then.
         assert physical["region"]["startLine"] == (finding["line"] or 1)
+    pfc = next(f for f in findings if f["rule"] == "pfc.no_drop_priorities")
+    if pfc["line"] is not None:
+        edited = (repo / pfc["file"]).read_text().splitlines()[pfc["line"] - 1]
+        assert "priority-flow-control" in edited, edited
     # Run from elsewhere, --repo-root still gives repository-relative paths.
     monkeypatch.chdir(tmp_path)
     elsewhere = ["check", "repo/inventories/lab", "--configs", "repo/configs", "--format", "sarif"]
