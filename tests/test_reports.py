@@ -51,10 +51,11 @@ def sarif_schema() -> jsonschema.protocols.Validator:
 
 
 @pytest.fixture(scope="session")
-def junit_xsd(pytestconfig: pytest.Config) -> xmlschema.XMLSchema:
+def junit_xsd(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> xmlschema.XMLSchema:
     """The Jenkins xunit-plugin JUnit schema (junit-10.xsd), which pytest's own source distribution
     carries for the same check: fetched once from the package index and kept in pytest's cache."""
-    cache = Path(pytestconfig.cache.mkdir("junit-xsd"))
+    store = getattr(pytestconfig, "cache", None)
+    cache = Path(store.mkdir("junit-xsd")) if store is not None else tmp_path_factory.mktemp("junit-xsd")
     xsd = cache / f"pytest-{pytest.__version__}-junit-10.xsd"
     if not xsd.is_file():
         download = cache / "download"

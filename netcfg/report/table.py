@@ -28,7 +28,9 @@ def print_table(report: Report, console: Console) -> None:
         columns += ["file:line"] if located else []
         columns += ["expected", "actual", "message"]
         for col in columns:
-            table.add_column(col, overflow="fold")
+            # Identifiers stay whole (a reader greps for them); prose wraps.
+            whole = col in {"severity", "rule", "device"}
+            table.add_column(col, overflow="fold", no_wrap=whole)
         for f in report.findings:
             cells = [f.rule, f.device, f.interface or ""]
             cells += [file_line(f)] if located else []
