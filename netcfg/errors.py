@@ -13,9 +13,12 @@ class InputError(Exception):
 
 
 class OutputError(Exception):
-    """Writing a result failed (disk full, I/O error). The CLI prints it on one line and exits 4."""
+    """netcfg could not write its output (disk full, I/O error): nothing half-written is kept.
 
-    def __init__(self, where: str, reason: str) -> None:
-        super().__init__(f"{where}: {reason}")
-        self.where = where
+    The CLI prints it on one line and exits with code 4.
+    """
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: could not write output: {reason}")
+        self.path = path
         self.reason = reason

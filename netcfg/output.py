@@ -68,7 +68,7 @@ def write_error(where: str, path: Path, exc: OSError) -> InputError | OutputErro
     """A failed write as the CLI reports it: a full or failing disk exits 4, a wrong place exits 2."""
     reason = exc.strerror or exc.__class__.__name__
     if exc.errno in _WRITE_FAILURES:
-        return OutputError(where, f"not written ({reason})")
+        return OutputError(where, reason)
     if exc.errno == errno.ENOENT:
         return InputError(where, f"folder {path.parent} does not exist; expected an existing folder")
     if exc.errno == errno.ENOTDIR:
