@@ -111,6 +111,16 @@ def _python_for_user() -> str:
 def installed(wheel: Path) -> Iterator[Install]:
     # Not under pytest's temporary folder: that one is private to this session's user.
     base = Path(tempfile.mkdtemp(prefix="netcfg-wheel-"))
+    try:
+        yield _install(wheel, base)
+    finally:
+        for path in [base, *base.rglob("*")]:
+            if path.is_dir() and not path.is_symlink():
+                path.chmod(path.stat().st_mode | stat.S_IWUSR)
+        shutil.rmtree(base)
+
+
+def _install(wheel: Path, base: Path) -> Install:
     base.chmod(0o755)
     venv = base / "venv"
     subprocess.run([_python_for_user(), "-m", "venv", "--without-pip", str(venv)], check=True)
@@ -127,11 +137,7 @@ def installed(wheel: Path) -> Iterator[Install]:
     home.mkdir()
     if USER:
         shutil.chown(home, USER, pwd.getpwnam(USER).pw_gid)
-    yield Install(venv / "bin", site, base, home)
-    for path in [site, *site.rglob("*")]:
-        if path.is_dir() and not path.is_symlink():
-            path.chmod(path.stat().st_mode | stat.S_IWUSR)
-    shutil.rmtree(base)
+    return Install(venv / "bin", site, base, home)
 
 
 def _make_read_only(site: Path) -> None:
