@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
+from rich.text import Text
 
 from netcfg import __version__
 from netcfg.checks import RULES, Finding, Severity, run_checks
@@ -19,13 +20,14 @@ from netcfg.errors import InputError, Interrupted, OutputError
 from netcfg.explain import explain_headroom
 from netcfg.generate import write_generated_inventory
 from netcfg.interrupt import raise_on_signals
-from netcfg.inventory import load_fabric
+from netcfg.inventory import inventory_file, load_fabric
 from netcfg.model import Fabric
 from netcfg.nornir_inventory import Login, read_connections, read_login
+from netcfg.output import write_report
 from netcfg.platforms import get_platform
 from netcfg.policy import Policy, load_policy
 from netcfg.render import render_fabric, write_rendered
-from netcfg.report import FORMATS, Report
+from netcfg.report import FORMATS, Report, rules_not_run
 from netcfg.report.table import print_table
 from netcfg.sources import config_states, intent_states, snapshot_states
 
@@ -67,7 +69,7 @@ def cmd_render(args: argparse.Namespace, console: Console) -> int:
     files = render_fabric(fabric, policy, args.device)
     out = Path(args.output)
     write_rendered(files, out)
-    console.print(f"rendered {len(files)} devices into {out}/")
+    console.print(Text(f"rendered {len(files)} devices into {out}/"))
     if args.explain:
         explain_headroom(fabric, policy, args.device, console)
     return EXIT_OK
@@ -85,16 +87,28 @@ def _states(args: argparse.Namespace, fabric: Fabric, policy: Policy) -> tuple[d
 
 def emit(report: Report, args: argparse.Namespace, console: Console) -> int:
     """Print or write the report; exit 1 when a finding is at or above --fail-on."""
-    if args.format == "table":
+    report.repo_root = Path(args.repo_root) if args.repo_root else None
+    if report.inventory is None and getattr(args, "inventory", None):
+        report.inventory = str(inventory_file(Path(args.inventory)))
+    if args.format == "table" and not args.output:
         print_table(report, console)
     else:
-        text = FORMATS[args.format](report)
+        text = table_text(report) if args.format == "table" else FORMATS[args.format](report)
         if args.output:
-            Path(args.output).write_text(text, encoding="utf-8")
-            console.print(f"wrote {args.format} report to {args.output}")
+            write_report(Path(args.output), text)
+            console.print(Text(f"wrote {args.format} report to {args.output}"))
         else:
             sys.stdout.write(text)
     return exit_code(report.findings, Severity(args.fail_on))
+
+
+def table_text(report: Report) -> str:
+    """The terminal table as plain text, for a file."""
+    import io
+
+    buffer = io.StringIO()
+    print_table(report, Console(file=buffer, width=160, markup=False, emoji=False, color_system=None))
+    return buffer.getvalue()
 
 
 def exit_code(findings: list[Finding], fail_on: Severity) -> int:
@@ -106,7 +120,15 @@ def cmd_check(args: argparse.Namespace, console: Console) -> int:
     fabric, policy = load(args.inventory)
     states, source = _states(args, fabric, policy)
     findings = run_checks(fabric, policy, states)
-    return emit(Report(fabric.name, source, len(states), findings), args, console)
+    report = Report(
+        fabric.name,
+        source,
+        len(states),
+        findings,
+        not_run=rules_not_run(states.values(), collected=False),
+        inventory=fabric.source,
+    )
+    return emit(report, args, console)
 
 
 @command("rules")
@@ -117,16 +139,36 @@ def cmd_rules(args: argparse.Namespace, console: Console) -> int:
     for col in ("id", "severity", "scope", "what it checks"):
         table.add_column(col, overflow="fold")
     for r in sorted(RULES.values(), key=lambda r: r.id):
-        table.add_row(r.id, r.severity.value, r.scope, r.doc)
+        table.add_row(*map(Text, (r.id, r.severity.value, r.scope, r.doc)))
     console.print(table)
+    return EXIT_OK
+
+
+@command("schema")
+def cmd_schema(args: argparse.Namespace, console: Console) -> int:
+    import json
+
+    from netcfg.schema import json_schema
+
+    sys.stdout.write(json.dumps(json_schema(args.kind), indent=2) + "\n")
     return EXIT_OK
 
 
 @command("policy-schema")
 def cmd_policy_schema(args: argparse.Namespace, console: Console) -> int:
-    import json
+    """Kept for scripts written before `netcfg schema`: the same as `netcfg schema policy`."""
+    args.kind = "policy"
+    return cmd_schema(args, console)
 
-    sys.stdout.write(json.dumps(Policy.model_json_schema(), indent=2) + "\n")
+
+@command("init")
+def cmd_init(args: argparse.Namespace, console: Console) -> int:
+    from netcfg.init import write_starter
+
+    folder = Path(args.folder)
+    written = write_starter(folder)
+    console.print(Text(f"wrote {', '.join(p.name for p in written)} into {folder}/"))
+    console.print(Text(f"next: edit {folder / 'fabric.yaml'}, then: netcfg check {folder}"))
     return EXIT_OK
 
 
@@ -231,7 +273,21 @@ def cmd_audit(args: argparse.Namespace, console: Console) -> int:
 
 def _notes(args: argparse.Namespace, console: Console) -> Console:
     """Where narration goes: stderr when stdout carries a machine-readable report."""
-    return console if args.format == "table" or args.output else Console(stderr=True, highlight=False)
+    return console if args.format == "table" or args.output else plain_console(stderr=True)
+
+
+def plain_console(stderr: bool = False) -> Console:
+    """A console that prints text as it is: device output and paths may hold `[...]`, which rich
+    would otherwise read as markup (and restyle, or fail on), or `:name:`, which it reads as emoji.
+    A pipe or CI log gets wide lines rather than rich's 80-column default."""
+    stream = sys.stderr if stderr else sys.stdout
+    return Console(
+        stderr=stderr,
+        markup=False,
+        emoji=False,
+        highlight=False,
+        width=None if stream.isatty() else 160,
+    )
 
 
 def _print_audit(result: AuditResult, args: argparse.Namespace, console: Console) -> int:
@@ -255,7 +311,7 @@ def print_changes(changes: list[Change], console: Console, limit: int | None = N
     for col in ("device", "setting", "before", "after"):
         table.add_column(col, overflow="fold")
     for c in changes[:limit]:
-        table.add_row(c.device, c.setting, c.before, c.after)
+        table.add_row(*map(Text, (c.device, c.setting, c.before, c.after)))
     console.print(table)
     if limit is not None and len(changes) > limit:
         console.print(f"... and {len(changes) - limit} more (see the JSON report)")
@@ -343,10 +399,13 @@ def cmd_lab_serve(args: argparse.Namespace, console: Console) -> int:
 @command("demo")
 def cmd_demo(args: argparse.Namespace, console: Console) -> int:
     from netcfg.demo import run_demo
+    from netcfg.resources import data_path
 
-    fabric, policy = load(args.inventory)
+    inventory = args.inventory or str(data_path("inventories") / "lab")
+    fabric, policy = load(inventory)
     faults = Path(args.faults) if args.faults else None
     result = run_demo(fabric, policy, faults, Path(args.out), _notes(args, console))
+    result.report.inventory = fabric.source
     return _print_audit(result, args, console)
 
 
@@ -370,7 +429,11 @@ def build_parser() -> argparse.ArgumentParser:
     add_report_args(c)
 
     sub.add_parser("rules", help="list every rule with its id, severity and what it checks")
-    sub.add_parser("policy-schema", help="print the policy schema (JSON Schema) with defaults")
+    sc = sub.add_parser("schema", help="print the JSON Schema of an inventory or a policy file")
+    sc.add_argument("kind", choices=["inventory", "policy"])
+    sub.add_parser("policy-schema", help="the same as `netcfg schema policy`")
+    it = sub.add_parser("init", help="write a starting inventory, faults example and policy to edit")
+    it.add_argument("folder", help="folder to write into (created if missing; existing files are kept)")
 
     inv = sub.add_parser("inventory", help="inventory tools").add_subparsers(
         dest="inventory_command", required=True, parser_class=_Parser
@@ -432,9 +495,9 @@ def build_parser() -> argparse.ArgumentParser:
     df.add_argument("--device", action="append", help="only this device (repeatable)")
 
     de = sub.add_parser("demo", help="start the lab with its faults, audit it live over SSH, stop it")
-    de.add_argument("inventory", nargs="?", default="inventories/lab")
+    de.add_argument("inventory", nargs="?", help="inventory to simulate (default: the bundled lab)")
     de.add_argument("--faults", help="faults YAML (default: faults.yaml beside the inventory)")
-    de.add_argument("--out", default="out/demo", help="where snapshots and reports go (default out/demo)")
+    de.add_argument("--out", default="out/demo", help="where snapshots and reports go (default ./out/demo)")
     add_report_args(de)
     return p
 
@@ -491,6 +554,10 @@ def add_report_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=["table", *FORMATS], default="table")
     p.add_argument("--output", help="write the report to this file instead of stdout")
     p.add_argument(
+        "--repo-root",
+        help="folder SARIF file paths are relative to: the repository root (default: the current folder)",
+    )
+    p.add_argument(
         "--fail-on",
         choices=[s.value for s in Severity],
         default="error",
@@ -499,8 +566,7 @@ def add_report_args(p: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    # A pipe or CI log gets wide lines rather than rich's 80-column default.
-    console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+    console = plain_console()
     try:
         args = build_parser().parse_args(argv)
         sub = getattr(args, "inventory_command", None) or getattr(args, "lab_command", None)

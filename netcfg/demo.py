@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from rich.console import Console
+from rich.text import Text
 
 from netcfg.audit import AuditResult, run_audit
 from netcfg.collect import CollectOptions
@@ -26,14 +27,20 @@ def run_demo(
     faults = load_faults(faults_path if faults_path.is_file() else None, fabric)
     # A throwaway login for this run only: the lab and the collector share it in memory, nothing stores it.
     login = Login("netcfg-demo", secrets.token_urlsafe(18))
+    # Text, not markup: paths are the user's and may hold `[...]`.
     notes.print(
-        f"lab: starting {len(fabric.devices)} simulated devices on 127.0.0.1 "
-        f"with {len(faults)} seeded faults from {faults_path}"
+        Text(
+            f"lab: starting {len(fabric.devices)} simulated devices on 127.0.0.1 "
+            f"with {len(faults)} seeded faults from {faults_path}"
+        )
     )
     with lab_server(fabric, policy, faults, login.username, login.password) as server:
         connections, known_hosts = write_connection_files(server, out / "lab")
         notes.print(
-            f"audit: netcfg audit {fabric.source} over SSH (Nornir + netmiko), host keys from {known_hosts}"
+            Text(
+                f"audit: netcfg audit {fabric.source} over SSH (Nornir + netmiko), "
+                f"host keys from {known_hosts}"
+            )
         )
         result = run_audit(
             fabric,
@@ -44,5 +51,5 @@ def run_demo(
             CollectOptions(workers=20, timeout_s=5.0, known_hosts=known_hosts),
             connections=read_connections(connections),
         )
-    notes.print(f"lab stopped; audit took {time.monotonic() - started:.1f} s")
+    notes.print(Text(f"lab stopped; audit took {time.monotonic() - started:.1f} s"))
     return result

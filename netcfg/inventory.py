@@ -52,53 +52,65 @@ class Names(_Strict):
     """Naming patterns. Placeholders: su, rail, k (server in SU), server (global), spine, plane,
     superspine, nic0 (rail - 1)."""
 
-    server: SafePattern = "gpu{server:02d}"
-    leaf: SafePattern = "leaf-su{su}-r{rail}"
-    spine: SafePattern = "spine{spine}"
-    superspine: SafePattern = "superspine-p{plane}-{superspine}"
-    nic_netdev: SafePattern = "eth{nic0}"
-    rdma_device: SafePattern = "mlx5_{nic0}"
+    server: SafePattern = Field("gpu{server:02d}", description="GPU server name, e.g. gpu{server:02d}.")
+    leaf: SafePattern = Field("leaf-su{su}-r{rail}", description="Leaf name: one leaf per rail per SU.")
+    spine: SafePattern = Field("spine{spine}", description="Spine name; {spine} counts from 1.")
+    superspine: SafePattern = Field(
+        "superspine-p{plane}-{superspine}", description="Super-spine name (three-tier fabrics)."
+    )
+    nic_netdev: SafePattern = Field("eth{nic0}", description="Linux netdev of the NIC of each rail.")
+    rdma_device: SafePattern = Field("mlx5_{nic0}", description="RDMA device of the NIC of each rail.")
 
 
 class HostLinks(_Strict):
-    speed_gbps: int = Field(400, gt=0)
-    cable_m: float = Field(3, gt=0)
+    """Server NIC to leaf cables."""
+
+    speed_gbps: int = Field(400, gt=0, description="Link speed, Gb/s.")
+    cable_m: float = Field(3, gt=0, description="Cable length, metres (sizes PFC headroom).")
     leaf_port: SafePattern = Field("Ethernet{port}", description="port = leaf_first_port + k - 1")
-    leaf_first_port: int = Field(1, ge=0)
+    leaf_first_port: int = Field(1, ge=0, description="Leaf port of the first server of an SU.")
 
 
 class SpineTier(_Strict):
+    """Leaf to spine cables."""
+
     scope: Literal["fabric", "su"] = Field(
         "fabric", description="fabric: every leaf to the same spines; su: each SU has its own spines"
     )
     count: int = Field(ge=1, description="Spines per scope.")
     links_per_leaf: int = Field(1, ge=1, description="Parallel links between one leaf and one spine.")
-    speed_gbps: int = Field(400, gt=0)
-    cable_m: float = Field(30, gt=0)
-    leaf_port: SafePattern = "Ethernet{port}"
+    speed_gbps: int = Field(400, gt=0, description="Link speed, Gb/s.")
+    cable_m: float = Field(30, gt=0, description="Cable length, metres (sizes PFC headroom).")
+    leaf_port: SafePattern = Field("Ethernet{port}", description="Leaf uplink port name pattern.")
     leaf_first_port: int = Field(31, ge=0, description="First leaf uplink port number.")
-    spine_port: SafePattern = "Ethernet{port}"
-    spine_first_port: int = Field(1, ge=0)
+    spine_port: SafePattern = Field("Ethernet{port}", description="Spine downlink port name pattern.")
+    spine_first_port: int = Field(1, ge=0, description="First spine downlink port number.")
 
 
 class SuperspineTier(_Strict):
+    """Spine to super-spine cables (three-tier fabrics)."""
+
     per_plane: int = Field(ge=1, description="Super-spines per plane; plane p holds spine p of every SU.")
-    speed_gbps: int = Field(400, gt=0)
-    cable_m: float = Field(100, gt=0)
-    spine_port: SafePattern = "Ethernet{port}"
+    speed_gbps: int = Field(400, gt=0, description="Link speed, Gb/s.")
+    cable_m: float = Field(100, gt=0, description="Cable length, metres (sizes PFC headroom).")
+    spine_port: SafePattern = Field("Ethernet{port}", description="Spine uplink port name pattern.")
     spine_first_port: int = Field(33, ge=0, description="First spine uplink port number.")
-    superspine_port: SafePattern = "Ethernet{port}"
-    superspine_first_port: int = Field(1, ge=0)
+    superspine_port: SafePattern = Field(
+        "Ethernet{port}", description="Super-spine downlink port name pattern."
+    )
+    superspine_first_port: int = Field(1, ge=0, description="First super-spine downlink port number.")
 
 
 class Topology(_Strict):
-    scalable_units: int = Field(ge=1)
-    servers_per_su: int = Field(ge=1)
-    rails: int = Field(ge=1, le=64)
-    names: Names = Names()
-    host_links: HostLinks = HostLinks()
-    spine: SpineTier
-    superspine: SuperspineTier | None = None
+    """A rail-optimised fabric by counts, naming patterns and cabling rules (the compact form)."""
+
+    scalable_units: int = Field(ge=1, description="Scalable units (SUs): groups of servers and their leaves.")
+    servers_per_su: int = Field(ge=1, description="GPU servers per SU.")
+    rails: int = Field(ge=1, le=64, description="Rails: NICs per server, and leaves per SU.")
+    names: Names = Field(Names(), description="Naming patterns of devices and NICs.")
+    host_links: HostLinks = Field(HostLinks(), description="Server NIC to leaf cables: speed, length, ports.")
+    spine: SpineTier = Field(description="The spine tier and its cables.")
+    superspine: SuperspineTier | None = Field(None, description="A super-spine tier (needs spine.scope su).")
 
     @model_validator(mode="after")
     def _tiers(self) -> Topology:
@@ -108,18 +120,22 @@ class Topology(_Strict):
 
 
 class NicSpec(_Strict):
-    rail: int = Field(ge=1)
-    netdev: SafeName
-    rdma_device: SafeName
+    """One NIC of a server (explicit form)."""
+
+    rail: int = Field(ge=1, description="Rail the NIC is cabled to.")
+    netdev: SafeName = Field(description="Linux netdev, e.g. eth0.")
+    rdma_device: SafeName = Field(description="RDMA device, e.g. mlx5_0.")
 
 
 class DeviceSpec(_Strict):
-    name: SafeName
-    role: Role
-    platform: str | None = None
-    su: int | None = Field(None, ge=1)
-    rail: int | None = Field(None, ge=1)
-    nics: list[NicSpec] = Field(default_factory=list)
+    """One device (explicit form)."""
+
+    name: SafeName = Field(description="Device name, as its config file and snapshot folder are named.")
+    role: Role = Field(description="leaf, spine, superspine or host.")
+    platform: str | None = Field(None, description="Platform; default from `platforms` by role.")
+    su: int | None = Field(None, ge=1, description="Scalable unit the device belongs to.")
+    rail: int | None = Field(None, ge=1, description="Rail of a leaf.")
+    nics: list[NicSpec] = Field(default_factory=list, description="NICs of a host, one per rail.")
 
 
 def _known_platform(value: str) -> str:
@@ -132,35 +148,44 @@ KnownPlatform = Annotated[str, AfterValidator(_known_platform)]
 
 
 class Platforms(_Strict):
-    switch: KnownPlatform = "eos"
-    host: KnownPlatform = "connectx"
+    """Platform of each kind of device."""
+
+    switch: KnownPlatform = Field("eos", description="Platform of leaves and spines.")
+    host: KnownPlatform = Field("connectx", description="Platform of GPU servers (their NICs).")
 
 
 class Credentials(_Strict):
     """Where login credentials come from. Never the inventory itself."""
 
-    username_env: str = "NETCFG_USERNAME"
-    password_env: str = "NETCFG_PASSWORD"
+    username_env: str = Field("NETCFG_USERNAME", description="Environment variable holding the username.")
+    password_env: str = Field("NETCFG_PASSWORD", description="Environment variable holding the password.")
     file: str | None = Field(None, description="YAML file with username/password, relative to inventory.")
 
 
 class Connection(_Strict):
+    """How to reach devices over SSH."""
+
     hostname: SafePattern = Field("{name}", description="Management address pattern; {name} = device.")
-    port: int = Field(22, ge=1, le=65535)
+    port: int = Field(22, ge=1, le=65535, description="SSH port.")
     connections_file: str | None = Field(
         None, description="JSON map device -> {hostname, port} (the lab writes one), relative to inventory."
     )
 
 
 class InventorySpec(_Strict):
-    name: SafeName
-    policy: str = "roce-lossless"
+    """A netcfg inventory (fabric.yaml): the compact form (`topology`) or the explicit form
+    (`devices` + `cabling`)."""
+
+    name: SafeName = Field(description="Fabric name, used in reports and snapshot folders.")
+    policy: str = Field(
+        "roce-lossless", description="A bundled policy name, or a policy file relative to this file."
+    )
     rails: int | None = Field(None, ge=1, le=64, description="Rail count (explicit form).")
-    platforms: Platforms = Platforms()
-    credentials: Credentials = Credentials()
-    connection: Connection = Connection()
-    topology: Topology | None = None
-    devices: list[DeviceSpec] = Field(default_factory=list)
+    platforms: Platforms = Field(Platforms(), description="Platforms of switches and hosts.")
+    credentials: Credentials = Field(Credentials(), description="Where login credentials come from.")
+    connection: Connection = Field(Connection(), description="SSH address pattern and port of devices.")
+    topology: Topology | None = Field(None, description="The compact form of the fabric.")
+    devices: list[DeviceSpec] = Field(default_factory=list, description="Devices (explicit form).")
     cabling: str | None = Field(None, description="CSV of links, relative to the inventory file.")
 
     @model_validator(mode="after")

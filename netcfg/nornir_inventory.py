@@ -144,11 +144,19 @@ def nornir_inventory(fabric: Fabric, login: Login, connections: dict[str, dict] 
 
 
 class NetcfgInventory:
-    """Nornir inventory plugin (entry point `NetcfgInventory`)."""
+    """Nornir inventory plugin (entry point `NetcfgInventory`).
 
-    def __init__(self, inventory: str, connections: str | None = None) -> None:
+    Options: `inventory` (folder or fabric.yaml), `connections` (JSON device -> {hostname, port}, as
+    `netcfg lab serve` writes it) and `known_hosts` (the host keys netmiko checks before it sends
+    the password; default `~/.ssh/known_hosts`). A device whose key is missing or differs is refused.
+    """
+
+    def __init__(
+        self, inventory: str, connections: str | None = None, known_hosts: str | None = None
+    ) -> None:
         self.inventory = inventory
         self.connections = connections
+        self.known_hosts = known_hosts
 
     def load(self) -> Inventory:
         from netcfg.inventory import load_fabric
@@ -156,4 +164,21 @@ class NetcfgInventory:
         fabric = load_fabric(Path(self.inventory))
         login = read_login(fabric)
         connections = read_connections(Path(self.connections)) if self.connections else None
-        return nornir_inventory(fabric, login, connections)
+        inventory = nornir_inventory(fabric, login, connections)
+        extras = host_key_options(self.known_hosts)
+        for host in inventory.hosts.values():
+            host.connection_options["netmiko"] = ConnectionOptions(extras=extras)
+        return inventory
+
+
+def host_key_options(known_hosts: str | None) -> dict[str, object]:
+    """netmiko arguments that refuse a device whose host key is not in `known_hosts` (strict, as
+    `netcfg collect` is by default)."""
+    if known_hosts is None:
+        return {"ssh_strict": True, "system_host_keys": True}
+    path = Path(known_hosts).expanduser()
+    if not path.is_file():
+        raise InputError(
+            f"known_hosts {known_hosts}", "file not found (expected an OpenSSH known_hosts file)"
+        )
+    return {"ssh_strict": True, "system_host_keys": False, "alt_host_keys": True, "alt_key_file": str(path)}

@@ -79,7 +79,7 @@ class HostPolicy(_Strict):
         description="configfs default_roce_tos; default derives DSCP << 2 | ECT(0) (106 for DSCP 26).",
     )
     min_time_between_cnps_us: int = Field(4, ge=0, description="NP: minimum gap between CNPs, microseconds.")
-    dcqcn: DcqcnPolicy = DcqcnPolicy()
+    dcqcn: DcqcnPolicy = Field(DcqcnPolicy(), description="DCQCN reaction-point parameters.")
 
 
 class VersionRule(_Strict):
@@ -93,10 +93,10 @@ class Policy(_Strict):
     roce: TrafficClass = Field(TrafficClass(dscp=26, priority=3), description="RoCE data: DSCP 26 -> 3.")
     cnp: TrafficClass = Field(TrafficClass(dscp=48, priority=6), description="CNP: DSCP 48 -> 6, strict.")
     cnp_strict: bool = Field(True, description="CNP queue is strict priority so CNPs are never delayed.")
-    ecn: EcnPolicy = EcnPolicy()
-    pfc_watchdog: WatchdogPolicy = WatchdogPolicy()
-    mtu: MtuPolicy = MtuPolicy()
-    host: HostPolicy = HostPolicy()
+    ecn: EcnPolicy = Field(EcnPolicy(), description="ECN marking on the lossless queue.")
+    pfc_watchdog: WatchdogPolicy = Field(WatchdogPolicy(), description="PFC watchdog on lossless ports.")
+    mtu: MtuPolicy = Field(MtuPolicy(), description="MTU of switch ports and host NICs.")
+    host: HostPolicy = Field(HostPolicy(), description="ConnectX NIC RoCE settings.")
     firmware: dict[str, VersionRule] = Field(
         default_factory=dict, description="Per platform (eos, connectx): allowed or minimum NOS/NIC firmware."
     )

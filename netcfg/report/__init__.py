@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from netcfg.report.base import Report
-from netcfg.report.formats import json_report, junit_report, markdown_report, sarif_report
+from netcfg.report.base import Report, rules_not_run
+from netcfg.report.formats import json_report, junit_report, markdown_report
+from netcfg.report.sarif import sarif_report
 
 Renderer = Callable[[Report], str]
 FORMATS: dict[str, Renderer] = {
@@ -15,4 +16,4 @@ FORMATS: dict[str, Renderer] = {
     "sarif": sarif_report,
 }
 
-__all__ = ["FORMATS", "Report"]
+__all__ = ["FORMATS", "Report", "rules_not_run"]

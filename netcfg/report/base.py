@@ -1,11 +1,18 @@
-"""What every report holds: the findings plus a summary."""
+"""What every report holds: the findings, a summary, and which rules the source let netcfg run."""
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
 
-from netcfg.checks import Finding, Severity
+from netcfg.checks import RULES, Finding, Severity
+from netcfg.model import DeviceState
+
+# Rules about collecting over SSH: an offline check (intent, config files, a snapshot) never ran them.
+COLLECTION_PREFIX = "collect."
 
 
 @dataclass(slots=True)
@@ -15,6 +22,15 @@ class Report:
     devices_checked: int
     findings: list[Finding]
     extra: dict[str, object] = field(default_factory=dict)
+    # Rule id -> why it was not checked on this source. A rule left out here was checked: a rule with
+    # no finding passed. Test reports must not show an unchecked rule as passed.
+    not_run: dict[str, str] = field(default_factory=dict)
+    # The inventory file, for locating findings that have no config file (live audits).
+    inventory: str | None = None
+    # What SARIF paths are relative to (GitHub resolves them from the repository root); None: the
+    # current folder.
+    repo_root: Path | None = None
+    created: datetime = field(default_factory=lambda: datetime.now(UTC))
 
     def summary(self) -> dict[str, object]:
         counts = Counter(f.severity.value for f in self.findings)
@@ -25,3 +41,16 @@ class Report:
             "findings": {s.value: counts.get(s.value, 0) for s in Severity},
             **self.extra,
         }
+
+
+def rules_not_run(states: Iterable[DeviceState], collected: bool) -> dict[str, str]:
+    """The rules a source gave no data for, and why: a config file has no LLDP table, and nothing
+    was collected in an offline check."""
+    covered = frozenset().union(*(s.facets for s in states))
+    skipped = {}
+    for rule in RULES.values():
+        if rule.id.startswith(COLLECTION_PREFIX) and not collected:
+            skipped[rule.id] = "offline check: this run collected nothing over SSH"
+        elif rule.facet is not None and rule.facet not in covered:
+            skipped[rule.id] = f"the source has no {rule.facet} data for any device"
+    return skipped

@@ -1,4 +1,4 @@
-"""Machine-readable report formats: JSON, JUnit XML, Markdown and SARIF."""
+"""Machine-readable report formats: JSON, JUnit XML and Markdown (SARIF has its own module)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,13 @@ import json
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 
-from netcfg import __version__
-from netcfg.checks import RULES
+from netcfg.checks import RULES, Finding
 from netcfg.report.base import Report
+from netcfg.report.locations import file_line
+
+# Findings that mean a device's settings could not be checked at all: JUnit calls that an error
+# (the test could not run), not a failure (the test ran and the setting is wrong).
+UNCHECKED_RULES = ("collect.", "parse.unknown_output")
 
 
 def json_report(report: Report) -> str:
@@ -21,28 +25,58 @@ def json_report(report: Report) -> str:
 
 
 def junit_report(report: Report) -> str:
-    """One test suite per rule, one failing case per finding, named device.rule.item (unique, stable)."""
-    suites = ET.Element("testsuites", name=f"netcfg {report.fabric}")
-    by_rule = defaultdict(list)
+    """One test suite per rule, one case per finding (named device.rule.ports: unique, stable).
+
+    The shape is the Jenkins/Surefire JUnit schema that Jenkins, GitLab and the GitHub JUnit actions
+    read. A rule with no finding is one passing case; a rule the source could not check is one
+    skipped case saying why, never a pass.
+    """
+    stamp = report.created.strftime("%Y-%m-%dT%H:%M:%S")
+    suites = ET.Element(
+        "testsuites", name=f"netcfg {report.fabric}", time="0", tests="0", failures="0", errors="0"
+    )
+    by_rule: dict[str, list[Finding]] = defaultdict(list)
     for f in report.findings:
         by_rule[f.rule].append(f)
-    for rule_id in sorted(RULES):
+    totals = dict.fromkeys(("tests", "failures", "errors"), 0)
+    for rule_id in sorted(RULES.keys() | by_rule.keys()):
         findings = by_rule.get(rule_id, [])
-        failing = [f for f in findings if f.severity.value != "info"]
-        suite = ET.SubElement(
-            suites, "testsuite", name=rule_id, tests=str(max(len(findings), 1)), failures=str(len(failing))
-        )
+        suite = ET.SubElement(suites, "testsuite", name=rule_id, timestamp=stamp, time="0")
+        counts = dict.fromkeys(("tests", "failures", "errors", "skipped"), 0)
         if not findings:
-            ET.SubElement(suite, "testcase", classname=rule_id, name=f"{report.fabric}.{rule_id}")
+            case = ET.SubElement(
+                suite, "testcase", classname=rule_id, name=f"{report.fabric}.{rule_id}", time="0"
+            )
+            if rule_id in report.not_run:
+                ET.SubElement(case, "skipped", message=f"not checked: {report.not_run[rule_id]}")
+                counts["skipped"] += 1
+            counts["tests"] += 1
         for f in findings:
-            case = ET.SubElement(suite, "testcase", classname=rule_id, name=f.item)
+            case = ET.SubElement(suite, "testcase", classname=rule_id, name=f.item, time="0")
+            counts["tests"] += 1
             if f.severity.value == "info":
-                ET.SubElement(case, "system-out").text = f.message
-            else:
-                failure = ET.SubElement(case, "failure", type=f.severity.value, message=f.message)
-                failure.text = f"expected: {f.expected}\nactual: {f.actual}"
+                ET.SubElement(case, "system-out").text = _located(f, f.message)
+                continue
+            kind = "error" if rule_id.startswith(UNCHECKED_RULES) else "failure"
+            counts["errors" if kind == "error" else "failures"] += 1
+            element = ET.SubElement(case, kind, type=f.severity.value, message=_located(f, f.message))
+            element.text = "\n".join(
+                filter(None, [file_line(f), f"expected: {f.expected}", f"actual: {f.actual}"])
+            )
+        for key, value in counts.items():
+            suite.set(key, str(value))
+        for key in totals:
+            totals[key] += counts[key]
+    for key, value in totals.items():
+        suites.set(key, str(value))
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+
+
+def _located(f: Finding, text: str) -> str:
+    """`file:line: text`, the form CI annotators and editors jump to."""
+    where = file_line(f)
+    return f"{where}: {text}" if where else text
 
 
 def _md(text: str | None) -> str:
@@ -53,51 +87,22 @@ def markdown_report(report: Report) -> str:
     s = report.summary()
     counts = s["findings"]
     lines = [
-        f"# netcfg report: {report.fabric}",
+        f"# netcfg report: {_md(report.fabric)}",
         "",
-        f"Source: {report.source}. Devices checked: {report.devices_checked}. "
+        f"Source: {_md(report.source)}. Devices checked: {report.devices_checked}. "
         + ", ".join(f"{k}: {v}" for k, v in counts.items()),  # type: ignore[union-attr]
         "",
     ]
     if not report.findings:
         return "\n".join([*lines, "No findings.", ""])
     lines += [
-        "| severity | rule | device | interface | expected | actual | message |",
-        "|---|---|---|---|---|---|---|",
+        "| severity | rule | device | interface | file:line | expected | actual | message |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for f in report.findings:
+        where = f"`{_md(file_line(f))}`" if f.file else ""
         lines.append(
-            f"| {f.severity.value} | `{f.rule}` | {_md(f.device)} | {_md(f.interface)} | {_md(f.expected)} "
-            f"| {_md(f.actual)} | {_md(f.message)} |"
+            f"| {f.severity.value} | `{f.rule}` | {_md(f.device)} | {_md(f.interface)} | {where} "
+            f"| {_md(f.expected)} | {_md(f.actual)} | {_md(f.message)} |"
         )
     return "\n".join([*lines, ""])
-
-
-def sarif_report(report: Report) -> str:
-    levels = {"error": "error", "warning": "warning", "info": "note"}
-    run = {
-        "tool": {
-            "driver": {
-                "name": "netcfg",
-                "version": __version__,
-                "rules": [
-                    {
-                        "id": r.id,
-                        "shortDescription": {"text": r.doc},
-                        "defaultConfiguration": {"level": levels[r.severity]},
-                    }
-                    for r in RULES.values()
-                ],
-            }
-        },
-        "results": [
-            {
-                "ruleId": f.rule,
-                "level": levels[f.severity.value],
-                "message": {"text": f"{f.device}{' ' + f.interface if f.interface else ''}: {f.message}"},
-                "locations": [{"logicalLocations": [{"name": f.device, "kind": "device"}]}],
-            }
-            for f in report.findings
-        ],
-    }
-    return json.dumps({"version": "2.1.0", "runs": [run]}, indent=2) + "\n"

