@@ -334,7 +334,6 @@ def cmd_drift(args: argparse.Namespace, console: Console) -> int:
 @command("diff")
 def cmd_diff(args: argparse.Namespace, console: Console) -> int:
     from netcfg.intent import device_intent
-    from netcfg.remediation import remediate
     from netcfg.snapshot import read_device_outputs
 
     fabric, policy = load(args.inventory)
@@ -346,17 +345,17 @@ def cmd_diff(args: argparse.Namespace, console: Console) -> int:
         platform = get_platform(device.platform)
         folder = snapshot / name
         if (
-            platform.hier_config_platform is None
+            platform.running_config_file is None
             or not folder.is_dir()
             or (args.device and name not in args.device)
         ):
             continue
-        running = read_device_outputs(folder).get(platform.running_config_file or "")
+        running = read_device_outputs(folder).get(platform.running_config_file)
         if running is None:
             continue
         intended = platform.render_config(device_intent(device, fabric, policy), device)
-        fix = remediate(name, platform.hier_config_platform, intended, running)
-        if not fix.diff:
+        fix = platform.remediate(name, intended, running)
+        if fix is None or not fix.diff:
             continue
         drifted += 1
         console.rule(name)

@@ -6,20 +6,23 @@ for every platform, parse(render(intent)) == intent.
 
 from __future__ import annotations
 
+from netcfg.headroom import headroom
 from netcfg.model import (
+    DSCP_VALUES,
     Device,
     DeviceState,
     EcnSetting,
     Endpoint,
     Fabric,
     InterfaceState,
+    PgBuffer,
     Watchdog,
     port_sort_key,
 )
+from netcfg.platforms import get_platform
 from netcfg.policy import Policy
 
 KB = 1000
-DSCP_VALUES = range(64)
 
 
 def switch_dscp_map(policy: Policy) -> dict[int, int]:
@@ -42,21 +45,33 @@ def _switch_intent(device: Device, fabric: Fabric, policy: Policy) -> DeviceStat
         platform=device.platform,
         facets=frozenset({"qos"}),
         dscp_map=switch_dscp_map(policy),
-        watchdog=Watchdog(wd.enabled, wd.action, wd.detection_ms, wd.restoration_ms, wd.polling_ms),
+        watchdog=Watchdog(wd.enabled, wd.action, wd.detection_ms, wd.restoration_ms, wd.polling_ms)
+        if policy.watchdog_required
+        else Watchdog(enabled=False),
     )
-    for local, _link, remote in sorted(
+    buffers = get_platform(device.platform).port_buffer_settings
+    lossless_pg = policy.roce.priority
+    for local, link, remote in sorted(
         fabric.links_of(device.name), key=lambda x: port_sort_key(x[0].interface)
     ):
+        cable_m = round(link.cable_m) if "cable_m" in buffers else None
+        pg_buffers = {}
+        if "pg_buffers" in buffers and policy.lossless:
+            pg_buffers[lossless_pg] = PgBuffer(
+                xoff=headroom(link.speed_gbps, link.cable_m, policy.mtu.switch).bytes
+            )
         state.interfaces[local.interface] = InterfaceState(
             name=local.interface,
             description=f"{remote.device}:{remote.interface}",
             mtu=policy.mtu.switch,
             trust=policy.trust,
-            pfc_enabled=True,
+            pfc_enabled=policy.lossless,
             no_drop_priorities=lossless,
             ecn={policy.roce.priority: ecn},
             strict_queues=frozenset({policy.cnp.priority}) if policy.cnp_strict else frozenset(),
-            watchdog=wd.enabled,
+            watchdog=policy.watchdog_required,
+            cable_m=cable_m,
+            pg_buffers=pg_buffers,
         )
     return state
 
@@ -64,6 +79,8 @@ def _switch_intent(device: Device, fabric: Fabric, policy: Policy) -> DeviceStat
 def _host_intent(device: Device, fabric: Fabric, policy: Policy) -> DeviceState:
     state = DeviceState(name=device.name, platform=device.platform, facets=frozenset({"qos"}))
     lossless = policy.lossless_priorities
+    # ECN marking and DCQCN run on the RoCE priority whether or not it is lossless.
+    roce = frozenset({policy.roce.priority})
     dscp_map = host_dscp_map(policy)
     dcqcn = {**policy.host.dcqcn.model_dump(), "min_time_between_cnps": policy.host.min_time_between_cnps_us}
     for nic in device.nics:
@@ -72,13 +89,13 @@ def _host_intent(device: Device, fabric: Fabric, policy: Policy) -> DeviceState:
             name=nic.netdev,
             mtu=policy.mtu.host,
             trust=policy.trust,
-            pfc_enabled=True,
+            pfc_enabled=policy.lossless,
             no_drop_priorities=lossless,
             dscp_map=dict(dscp_map),
             roce_mode=policy.host.roce_mode,
             roce_tos=policy.roce_tos,
-            ecn_np_priorities=lossless,
-            ecn_rp_priorities=lossless,
+            ecn_np_priorities=roce,
+            ecn_rp_priorities=roce,
             cnp_dscp=policy.cnp.dscp,
             cnp_priority=policy.cnp.priority,
             dcqcn=dict(dcqcn),

@@ -23,6 +23,7 @@ class Role(StrEnum):
 
 
 SWITCH_ROLES = frozenset({Role.LEAF, Role.SPINE, Role.SUPERSPINE})
+DSCP_VALUES = range(64)
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +159,31 @@ class Watchdog:
 
 
 @dataclass(frozen=True, slots=True)
+class PgBuffer:
+    """The ingress buffer of one priority group on one port, in bytes (None: the source does not say).
+
+    `size` is what the port reserves for the group; `xoff` the headroom above the pause threshold
+    that must absorb what still arrives after PFC fires (compared with netcfg.headroom).
+    """
+
+    size: int | None = None
+    xoff: int | None = None
+    xon: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class QosChain:
+    """Where packets of one DSCP go on a device: the class they get, the egress queue that carries
+    that class, the ingress priority group that buffers it and the PFC priority that pauses it."""
+
+    dscp: int
+    traffic_class: int
+    queue: int
+    priority_group: int
+    pfc_priority: int
+
+
+@dataclass(frozen=True, slots=True)
 class LldpNeighbor:
     local_interface: str
     system_name: str
@@ -191,7 +217,11 @@ class InterfaceState:
     cnp_dscp: int | None = None
     cnp_priority: int | None = None
     dcqcn: dict[str, int] = field(default_factory=dict)
+    # Cable length the port sizes its PFC headroom for (host: mlnx_qos --cable_len; switch: the
+    # platform's cable-length setting), metres.
     cable_m: int | None = None
+    # Ingress buffers by priority group, where the platform exposes them.
+    pg_buffers: dict[int, PgBuffer] = field(default_factory=dict)
     firmware: str | None = None
     # NIC board identity from the firmware's vendor (ConnectX `ethtool -i`: `28.39.2048 (MT_0000000838)`).
     psid: str | None = None
@@ -216,6 +246,16 @@ class DeviceState:
     # Traffic class -> egress queue where it is not the identity (EOS `qos map traffic-class N to
     # tx-queue M`): ECN and strict priority must be on the queue that carries the class.
     tc_queue: dict[int, int] = field(default_factory=dict)
+    # Traffic class -> ingress priority group, and -> the PFC priority that pauses it, where not the
+    # identity (SONiC TC_TO_PRIORITY_GROUP_MAP, NX-OS `pause pfc-cos`).
+    tc_pg: dict[int, int] = field(default_factory=dict)
+    tc_pfc: dict[int, int] = field(default_factory=dict)
+    # Names of the QoS maps and profiles in use, by kind ("dscp_to_tc_map" -> "AZURE"): lets a
+    # platform's own rules name a known stock trap.
+    qos_names: dict[str, str] = field(default_factory=dict)
+    # Settings the device shows as applied that the hardware does not run: setting -> (applied,
+    # operational), as the platform prints them (Cumulus `nv show qos roce` has both columns).
+    not_operational: dict[str, tuple[str, str]] = field(default_factory=dict)
     interfaces: dict[str, InterfaceState] = field(default_factory=dict)
     watchdog: Watchdog | None = None
     lldp: list[LldpNeighbor] = field(default_factory=list)
@@ -238,6 +278,13 @@ class DeviceState:
     def queue_of(self, traffic_class: int) -> int:
         """The egress queue that carries a traffic class."""
         return self.tc_queue.get(traffic_class, traffic_class)
+
+    def chain(self, dscp: int, interface: str | None = None) -> QosChain | None:
+        """The QoS chain packets of this DSCP follow on a port (None: the DSCP's class is unknown)."""
+        tc = self.dscp_priority(dscp, interface)
+        if tc is None:
+            return None
+        return QosChain(dscp, tc, self.queue_of(tc), self.tc_pg.get(tc, tc), self.tc_pfc.get(tc, tc))
 
     def line_of(self, interface: str | None, fields: tuple[str, ...]) -> int | None:
         """Where a finding about these settings points: the setting's line, else the port's block,

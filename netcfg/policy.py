@@ -89,6 +89,12 @@ class VersionRule(_Strict):
 
 class Policy(_Strict):
     name: str = Field(description="Profile name, shown in reports.")
+    mode: Literal["lossless", "lossy"] = Field(
+        "lossless",
+        description="lossless: PFC pauses the RoCE priority on every port and NIC, ECN marks it first, "
+        "the PFC watchdog breaks storms. lossy: ECN marking only; PFC off everywhere, no watchdog, no "
+        "headroom (new SONiC AI SKUs ship lossy, Cumulus `nv set qos roce mode lossy`).",
+    )
     trust: Literal["dscp"] = Field("dscp", description="Classify on DSCP: routed, untagged RoCEv2 links.")
     roce: TrafficClass = Field(TrafficClass(dscp=26, priority=3), description="RoCE data: DSCP 26 -> 3.")
     cnp: TrafficClass = Field(TrafficClass(dscp=48, priority=6), description="CNP: DSCP 48 -> 6, strict.")
@@ -112,8 +118,18 @@ class Policy(_Strict):
         return self
 
     @property
+    def lossless(self) -> bool:
+        return self.mode == "lossless"
+
+    @property
     def lossless_priorities(self) -> frozenset[int]:
-        return frozenset({self.roce.priority})
+        """The PFC no-drop priorities every port and NIC must have: none in lossy mode."""
+        return frozenset({self.roce.priority}) if self.lossless else frozenset()
+
+    @property
+    def watchdog_required(self) -> bool:
+        """A PFC watchdog guards paused queues: there are none to guard in lossy mode."""
+        return self.lossless and self.pfc_watchdog.enabled
 
     @property
     def roce_tos(self) -> int:

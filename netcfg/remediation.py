@@ -1,6 +1,7 @@
-"""Intended vs running config per switch: a unified diff and the commands that restore intent.
+"""Intended vs running config per switch: a unified diff and what to apply to restore intent.
 
-The config tree comparison is hier_config's; netcfg only picks the platform driver and the texts.
+Each platform says how (`Platform.remediate`); for CLI configs the tree comparison is hier_config's,
+and netcfg only picks the driver and the texts.
 """
 
 from __future__ import annotations
@@ -16,7 +17,14 @@ from hier_config import WorkflowRemediation, get_hconfig
 class Remediation:
     device: str
     diff: str
+    # What to apply, in the platform's own form (CLI lines, `nv set` lines, a JSON patch).
     commands: str
+
+
+def unified_diff(device: str, running: list[str], intended: list[str]) -> str:
+    return "\n".join(
+        difflib.unified_diff(running, intended, f"{device} running", f"{device} intended", lineterm="")
+    )
 
 
 def _body(text: str) -> list[str]:
@@ -27,9 +35,9 @@ def _body(text: str) -> list[str]:
     return lines
 
 
-def remediate(device: str, hier_platform: str, intended: str, running: str) -> Remediation:
+def hier_config_remediation(device: str, hier_platform: str, intended: str, running: str) -> Remediation:
     want, have = _body(intended), _body(running)
-    diff = "\n".join(difflib.unified_diff(have, want, f"{device} running", f"{device} intended", lineterm=""))
+    diff = unified_diff(device, have, want)
     platform = HierPlatform[hier_platform]
     workflow = WorkflowRemediation(
         get_hconfig(platform, "\n".join(have)), get_hconfig(platform, "\n".join(want))

@@ -86,6 +86,8 @@ class Rule:
     roles: frozenset[str] | None = None
     # The DeviceState/InterfaceState fields the rule reads: where its findings point in a config file.
     fields: tuple[str, ...] = ()
+    # A platform's own rule (a stock trap of that platform): the platforms it applies to.
+    platforms: frozenset[str] | None = None
 
     @property
     def doc(self) -> str:
@@ -102,15 +104,24 @@ def rule(
     facet: str | None = "qos",
     kinds: Iterable[str] | None = None,
     fields: tuple[str, ...] = (),
+    platforms: Iterable[str] | None = None,
 ) -> Callable[[Callable[..., Iterable[Issue]]], Callable[..., Iterable[Issue]]]:
     """Register a check. `facet`: what a source must cover for the rule to apply; `kinds`: switch/host;
-    `fields`: the settings it reads, to point its findings at their line."""
+    `fields`: the settings it reads, to point its findings at their line; `platforms`: only devices
+    of these platforms (a device rule a platform module registers for its own stock traps)."""
 
     def wrap(func: Callable[..., Iterable[Issue]]) -> Callable[..., Iterable[Issue]]:
         if rule_id in RULES:
             raise ValueError(f"duplicate rule id {rule_id}")
         RULES[rule_id] = Rule(
-            rule_id, severity, scope, facet, func, frozenset(kinds) if kinds else None, fields
+            rule_id,
+            severity,
+            scope,
+            facet,
+            func,
+            frozenset(kinds) if kinds else None,
+            fields,
+            frozenset(platforms) if platforms else None,
         )
         return func
 

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator
 
 from netcfg.checks.base import CheckContext, Issue, Severity, compare, rule, show
+from netcfg.headroom import headroom
 from netcfg.intent import KB
 from netcfg.model import Device, DeviceState, EcnSetting, InterfaceState
 from netcfg.platforms import get_platform
@@ -32,26 +33,30 @@ def check_trust(state: DeviceState, device: Device, ctx: CheckContext) -> Iterat
 
 @rule("qos.dscp_map", Severity.ERROR, fields=("dscp_map",))
 def check_dscp_map(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
-    """RoCE DSCP maps to the lossless priority and CNP DSCP to the CNP priority on every hop."""
+    """RoCE DSCP lands in the class the policy's RoCE priority pauses, and CNP DSCP in the CNP priority's
+    class, on every hop (followed through the device's DSCP -> class -> PFC priority chain)."""
     p = ctx.policy
     ports = list(fabric_ports(state, device, ctx)) if not device.is_switch else [None]
     for port in ports:
         iface = port.name if port else None
         for label, tc in (("RoCE", p.roce), ("CNP", p.cnp)):
-            actual = state.dscp_priority(tc.dscp, iface)
+            chain = state.chain(tc.dscp, iface)
+            actual = chain.pfc_priority if chain is not None else None
             yield from compare(state.name, iface, f"{label} DSCP {tc.dscp} -> priority", tc.priority, actual)
 
 
 @rule("pfc.enabled", Severity.ERROR, fields=("pfc_enabled",))
 def check_pfc_enabled(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
-    """PFC is on for every fabric port and NIC, so the lossless priority can be paused."""
+    """PFC is on for every fabric port and NIC, so the lossless priority can be paused; in lossy mode
+    it is off everywhere (a port that still pauses spreads congestion instead of marking it)."""
     for port in fabric_ports(state, device, ctx):
-        yield from compare(state.name, port.name, "PFC", True, port.pfc_enabled)
+        yield from compare(state.name, port.name, "PFC", ctx.policy.lossless, port.pfc_enabled)
 
 
 @rule("pfc.no_drop_priorities", Severity.ERROR, fields=("no_drop_priorities",))
 def check_pfc_priority(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
-    """The PFC no-drop set is exactly the lossless priority: no more (headroom), no less (drops)."""
+    """The PFC no-drop set is exactly the lossless priority: no more (headroom), no less (drops); none
+    in lossy mode."""
     expected = ctx.policy.lossless_priorities
     for port in fabric_ports(state, device, ctx):
         yield from compare(state.name, port.name, "PFC no-drop priorities", expected, port.no_drop_priorities)
@@ -122,9 +127,10 @@ def check_cnp_strict(state: DeviceState, device: Device, ctx: CheckContext) -> I
 
 @rule("pfc.watchdog", Severity.ERROR, kinds=["switch"], fields=("watchdog",))
 def check_watchdog(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
-    """The PFC watchdog is on for lossless ports with the policy's action and timers (breaks pause storms)."""
+    """The PFC watchdog is on for lossless ports with the policy's action and timers (breaks pause
+    storms); not required in lossy mode."""
     wd = ctx.policy.pfc_watchdog
-    if not wd.enabled:
+    if not ctx.policy.watchdog_required:
         return
     for port in fabric_ports(state, device, ctx):
         yield from compare(state.name, port.name, "PFC watchdog", True, port.watchdog)
@@ -164,10 +170,10 @@ def check_host_mtu(state: DeviceState, device: Device, ctx: CheckContext) -> Ite
     fields=("roce_mode", "roce_tos", "ecn_np_priorities", "ecn_rp_priorities", "cnp_dscp", "cnp_priority"),
 )
 def check_host_roce(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
-    """NIC RoCE knobs: RoCE v2, TOS carrying the RoCE DSCP with ECT, ECN NP/RP on the lossless priority,
+    """NIC RoCE knobs: RoCE v2, TOS carrying the RoCE DSCP with ECT, ECN NP/RP on the RoCE priority,
     CNPs marked with the CNP DSCP and priority."""
     p = ctx.policy
-    lossless = p.lossless_priorities
+    roce = frozenset({p.roce.priority})
     for port in fabric_ports(state, device, ctx):
         n = port.name
         yield from compare(state.name, n, "default RoCE mode", p.host.roce_mode, port.roce_mode)
@@ -180,10 +186,8 @@ def check_host_roce(state: DeviceState, device: Device, ctx: CheckContext) -> It
                 f"DSCP {port.roce_tos >> 2}",
                 f"RoCE TOS {port.roce_tos} marks DSCP {port.roce_tos >> 2}, not the RoCE DSCP {p.roce.dscp}",
             )
-        yield from compare(
-            state.name, n, "ECN notification point priorities", lossless, port.ecn_np_priorities
-        )
-        yield from compare(state.name, n, "ECN reaction point priorities", lossless, port.ecn_rp_priorities)
+        yield from compare(state.name, n, "ECN notification point priorities", roce, port.ecn_np_priorities)
+        yield from compare(state.name, n, "ECN reaction point priorities", roce, port.ecn_rp_priorities)
         yield from compare(state.name, n, "CNP DSCP", p.cnp.dscp, port.cnp_dscp)
         yield from compare(state.name, n, "CNP 802.1p priority", p.cnp.priority, port.cnp_priority)
 
@@ -276,3 +280,56 @@ def check_host_driver(state: DeviceState, device: Device, ctx: CheckContext) -> 
                 f"NIC driver {show(port.driver)} is not the {device.platform} platform's ({expected}): "
                 "its RoCE settings are not applied",
             )
+
+
+@rule("pfc.headroom", Severity.ERROR, kinds=["switch"], fields=("pg_buffers",))
+def check_headroom(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
+    """The headroom of the priority group that buffers the RoCE class holds what still arrives after a
+    lossless port pauses: the frame in flight, the cable round trip, the peer's reaction and its frame,
+    for the planned speed and cable length (roce-reference §9). Checked where the platform exposes its
+    buffers."""
+    p = ctx.policy
+    if not p.lossless:
+        return
+    for local, link, _ in ctx.fabric.links_of(device.name):
+        port = state.interfaces.get(local.interface)
+        chain = state.chain(p.roce.dscp, local.interface)
+        if port is None or not port.pg_buffers or chain is None:
+            continue
+        mtu = port.mtu or p.mtu.switch
+        need = headroom(link.speed_gbps, link.cable_m, mtu).bytes
+        buffer = port.pg_buffers.get(chain.priority_group)
+        have = None if buffer is None else buffer.xoff if buffer.xoff is not None else buffer.size
+        if have is None or have < need:
+            plan = f"{link.speed_gbps} Gb/s over {link.cable_m:g} m, MTU {mtu}"
+            yield Issue(
+                state.name,
+                port.name,
+                f">= {need:,} B headroom ({plan})",
+                "no buffer" if have is None else f"{have:,} B",
+                f"PFC headroom of priority group {chain.priority_group} is "
+                + ("not configured" if have is None else f"{have:,} B")
+                + f", short of the {need:,} B the plan needs ({plan}): pauses come too late and RoCE drops",
+            )
+
+
+@rule("pfc.cable_length", Severity.WARNING, fields=("cable_m",))
+def check_cable_length(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
+    """Ports and NICs that size their PFC headroom from a cable length are set to the planned cable's
+    length; one left at the platform's default while the plan says otherwise is named as such."""
+    if not ctx.policy.lossless:
+        return
+    default = get_platform(device.platform).default_cable_m
+    for local, link, _ in ctx.fabric.links_of(device.name):
+        port = state.interfaces.get(local.interface)
+        if port is None or port.cable_m is None or port.cable_m == round(link.cable_m):
+            continue
+        at_default = " (the platform default)" if port.cable_m == default else ""
+        yield Issue(
+            state.name,
+            port.name,
+            f"{round(link.cable_m)} m (the planned cable)",
+            f"{port.cable_m} m{at_default}",
+            f"cable length {port.cable_m} m{at_default} differs from the planned {link.cable_m:g} m: "
+            "PFC headroom is sized for the wrong cable",
+        )

@@ -36,7 +36,7 @@ def qos_fingerprint(state: DeviceState, device: Device, ctx: CheckContext) -> di
     }
     if p.cnp_strict:
         fp["CNP queue strict"] = common(cnp_queue in port.strict_queues for port in ports)
-    if p.pfc_watchdog.enabled:
+    if p.watchdog_required:
         fp["PFC watchdog"] = common(port.watchdog for port in ports) + f", {_watchdog_text(state.watchdog)}"
     return fp
 
@@ -51,13 +51,13 @@ def policy_fingerprint(ctx: CheckContext) -> dict[str, str]:
         "RoCE DSCP class": show(p.roce.priority),
         "CNP DSCP class": show(p.cnp.priority),
         "trust": show(p.trust),
-        "PFC": show(True),
+        "PFC": show(p.lossless),
         "PFC no-drop": show(p.lossless_priorities),
         "ECN": _ecn_text(band, ctx),
     }
     if p.cnp_strict:
         fp["CNP queue strict"] = show(True)
-    if wd.enabled:
+    if p.watchdog_required:
         fp["PFC watchdog"] = f"{show(True)}, {_watchdog_text(watchdog)}"
     return fp
 

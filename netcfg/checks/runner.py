@@ -37,6 +37,8 @@ def _collector_paused() -> Iterator[None]:
 def _applies(r: Rule, state: DeviceState, kind: str) -> bool:
     if r.facet is not None and r.facet not in state.facets:
         return False
+    if r.platforms is not None and state.platform not in r.platforms:
+        return False
     return r.roles is None or kind in r.roles
 
 

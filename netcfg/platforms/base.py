@@ -5,10 +5,13 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from netcfg.lab.profile import CliProfile
 from netcfg.model import Device, DeviceState
+
+if TYPE_CHECKING:
+    from netcfg.remediation import Remediation
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +83,15 @@ class Platform(ABC):
     # send: every one read-only on the device. A test holds every collected command to it, and the
     # lab refuses anything else. Empty: nothing may be sent.
     read_only_commands: ClassVar[tuple[str, ...]] = ()
+    # Which per-port PFC buffer settings the platform configures ("cable_m": a cable length it sizes
+    # headroom from; "pg_buffers": explicit headroom per priority group): intent fills these from the
+    # plan, and the headroom rules compare them. EOS sizes headroom itself and configures neither.
+    port_buffer_settings: ClassVar[frozenset[str]] = frozenset()
+    # The cable length the platform assumes when none is set, metres (named in the cable-length warning).
+    default_cable_m: ClassVar[int | None] = None
+    # Modules holding the platform's own rules (its known stock traps, named as operators know them);
+    # `netcfg.checks` imports them after the shared rules.
+    rule_modules: ClassVar[tuple[str, ...]] = ()
 
     @abstractmethod
     def commands(self, device: Device) -> list[Command]:
@@ -108,6 +120,20 @@ class Platform(ABC):
     def mask_secrets(self, text: str) -> str:
         """Output with passwords, keys and communities masked, before it is saved."""
         return text
+
+    def remediate(self, device: str, intended: str, running: str) -> Remediation | None:
+        """Intended vs running config: a readable diff and what to apply to restore intent. None where
+        the platform has no remediation (a host script is idempotent: run it again)."""
+        if self.hier_config_platform is None:
+            return None
+        from netcfg.remediation import hier_config_remediation
+
+        return hier_config_remediation(device, self.hier_config_platform, intended, running)
+
+    def factory_qos(self, state: DeviceState, device: Device) -> DeviceState | None:
+        """The state with its QoS as the platform ships it before anyone configures RoCE (the lab's
+        `factory_qos` fault, e.g. SONiC's stock AZURE maps); None where the platform does not model it."""
+        return None
 
 
 def is_read_only(platform: Platform, cli: str) -> bool:

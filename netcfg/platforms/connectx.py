@@ -16,9 +16,8 @@ from functools import lru_cache
 from types import SimpleNamespace
 from typing import ClassVar
 
-from netcfg.intent import DSCP_VALUES
 from netcfg.lab.profile import CliProfile
-from netcfg.model import Device, DeviceState, InterfaceState, LldpNeighbor, Nic
+from netcfg.model import DSCP_VALUES, Device, DeviceState, InterfaceState, LldpNeighbor, Nic
 from netcfg.parsing import many, one, ttp_parse
 from netcfg.platforms.base import Batch, Command, Platform, register
 from netcfg.templating import template
@@ -82,6 +81,8 @@ class ConnectX(Platform):
     # The kernel drivers of the NICs this platform configures (`ethtool -i`): a NIC on another driver
     # (an Intel i40e or ice in a rail) takes none of the mlnx_qos or ConnectX sysfs settings.
     nic_drivers: ClassVar[frozenset[str]] = frozenset({"mlx5_core"})
+    # mlnx_qos reports `Cable len: 7` on a NIC nobody has set up.
+    default_cable_m: ClassVar[int | None] = 7
 
     def commands(self, device: Device) -> list[Command]:
         per_nic = [c for nic in device.nics for c in (_mlnx_qos(nic), _sysfs(nic), _ethtool(nic))]
