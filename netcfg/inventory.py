@@ -1,99 +1,112 @@
 """Fabric inventory: a compact rail-optimised description or explicit devices plus a cabling CSV.
 
 Both forms expand into the same `Fabric`. Every name and interface is checked against a strict
-pattern before it can reach a template, so inventory data can never inject a CLI line.
+pattern before it can reach a template (see `netcfg.naming`), so inventory data can never inject a
+CLI line. A compact description is refused, before anything is built, when it would expand beyond
+MAX_DEVICES devices or MAX_LINKS links.
 """
 
 from __future__ import annotations
 
-import csv
-import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from netcfg.cabling import MAX_CABLE_M, MAX_SPEED_GBPS, MIN_SPEED_GBPS, CablingDefaults, read_cabling
 from netcfg.errors import InputError
 from netcfg.loader import describe_validation_error, read_yaml
-from netcfg.model import Device, Endpoint, Fabric, Link, Nic, Role
+from netcfg.model import SWITCH_ROLES, Device, Endpoint, Fabric, Link, Nic, Role
+from netcfg.naming import (
+    format_name,
+    pattern_of,
+    placeholders_of,
+    safe_device_name,
+    safe_interface,
+    safe_netdev,
+)
 from netcfg.platforms import get_platform, platform_names
 
-_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,63}$")
-_SAFE_PATTERN = re.compile(r"^[A-Za-z0-9._:/{}-]{1,64}$")
+# Ten times the 32,768-GPU fabric `netcfg inventory generate` writes by default (6,400 devices,
+# 98,304 links) is about 64,000 devices and 1,000,000 links; these leave room beyond that while
+# keeping a mistyped count from exhausting memory.
+MAX_DEVICES = 1_000_000
+MAX_LINKS = 4_000_000
+# Per-field bounds: far beyond any fabric, small enough that products of them stay computable.
+MAX_COUNT = 100_000
+MAX_PORT = 100_000
+
+DeviceName = Annotated[str, AfterValidator(safe_device_name)]
+NetdevName = Annotated[str, AfterValidator(safe_netdev)]
+Speed = Annotated[int, Field(ge=MIN_SPEED_GBPS, le=MAX_SPEED_GBPS, description="Gb/s")]
+CableLength = Annotated[float, Field(gt=0, le=MAX_CABLE_M, description="metres")]
+Count = Annotated[int, Field(ge=1, le=MAX_COUNT)]
+PortNumber = Annotated[int, Field(ge=0, le=MAX_PORT)]
 
 
-def _safe_name(value: str) -> str:
-    if not _SAFE_NAME.fullmatch(value):
-        raise ValueError(
-            f"{value!r} is not a safe name: expected letters, digits and . _ : / - only "
-            "(no spaces, newlines, ';' or '!' that could inject a CLI line)"
-        )
-    return value
-
-
-def _safe_pattern(value: str) -> str:
-    if not _SAFE_PATTERN.fullmatch(value):
-        raise ValueError(
-            f"{value!r} is not a safe naming pattern: expected letters, digits, . _ : / - and "
-            "{placeholders} only"
-        )
-    return value
-
-
-SafeName = Annotated[str, AfterValidator(_safe_name)]
-SafePattern = Annotated[str, AfterValidator(_safe_pattern)]
+ServerPattern = Annotated[str, AfterValidator(pattern_of("su", "k", "server"))]
+LeafPattern = Annotated[str, AfterValidator(pattern_of("su", "rail"))]
+SpinePattern = Annotated[str, AfterValidator(pattern_of("su", "spine"))]
+SuperspinePattern = Annotated[str, AfterValidator(pattern_of("plane", "superspine"))]
+NicPattern = Annotated[str, AfterValidator(pattern_of("rail", "nic0"))]
+HostPortPattern = Annotated[str, AfterValidator(pattern_of("port", "k"))]
+PortPattern = Annotated[str, AfterValidator(pattern_of("port"))]
+HostnamePattern = Annotated[str, AfterValidator(pattern_of("name"))]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict: YAML gives real types, so `true` or 3.0 where a whole number belongs is a mistake to
+    # report, not a value to coerce.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
 
 class Names(_Strict):
-    """Naming patterns. Placeholders: su, rail, k (server in SU), server (global), spine, plane,
-    superspine, nic0 (rail - 1)."""
+    """Naming patterns: plain {placeholder} or zero-padded {placeholder:03d}. Placeholders: su, rail,
+    k (server in SU), server (global), spine, plane, superspine, nic0 (rail - 1)."""
 
-    server: SafePattern = "gpu{server:02d}"
-    leaf: SafePattern = "leaf-su{su}-r{rail}"
-    spine: SafePattern = "spine{spine}"
-    superspine: SafePattern = "superspine-p{plane}-{superspine}"
-    nic_netdev: SafePattern = "eth{nic0}"
-    rdma_device: SafePattern = "mlx5_{nic0}"
+    server: ServerPattern = "gpu{server:02d}"
+    leaf: LeafPattern = "leaf-su{su}-r{rail}"
+    spine: SpinePattern = Field("spine{spine}", description="{su} only with spine.scope su")
+    superspine: SuperspinePattern = "superspine-p{plane}-{superspine}"
+    nic_netdev: NicPattern = "eth{nic0}"
+    rdma_device: NicPattern = "mlx5_{nic0}"
 
 
 class HostLinks(_Strict):
-    speed_gbps: int = Field(400, gt=0)
-    cable_m: float = Field(3, gt=0)
-    leaf_port: SafePattern = Field("Ethernet{port}", description="port = leaf_first_port + k - 1")
-    leaf_first_port: int = Field(1, ge=0)
+    speed_gbps: Speed = 400
+    cable_m: CableLength = 3
+    leaf_port: HostPortPattern = Field("Ethernet{port}", description="port = leaf_first_port + k - 1")
+    leaf_first_port: PortNumber = 1
 
 
 class SpineTier(_Strict):
     scope: Literal["fabric", "su"] = Field(
         "fabric", description="fabric: every leaf to the same spines; su: each SU has its own spines"
     )
-    count: int = Field(ge=1, description="Spines per scope.")
-    links_per_leaf: int = Field(1, ge=1, description="Parallel links between one leaf and one spine.")
-    speed_gbps: int = Field(400, gt=0)
-    cable_m: float = Field(30, gt=0)
-    leaf_port: SafePattern = "Ethernet{port}"
-    leaf_first_port: int = Field(31, ge=0, description="First leaf uplink port number.")
-    spine_port: SafePattern = "Ethernet{port}"
-    spine_first_port: int = Field(1, ge=0)
+    count: Count = Field(description="Spines per scope.")
+    links_per_leaf: int = Field(1, ge=1, le=64, description="Parallel links between one leaf and one spine.")
+    speed_gbps: Speed = 400
+    cable_m: CableLength = 30
+    leaf_port: PortPattern = "Ethernet{port}"
+    leaf_first_port: PortNumber = Field(31, description="First leaf uplink port number.")
+    spine_port: PortPattern = "Ethernet{port}"
+    spine_first_port: PortNumber = 1
 
 
 class SuperspineTier(_Strict):
-    per_plane: int = Field(ge=1, description="Super-spines per plane; plane p holds spine p of every SU.")
-    speed_gbps: int = Field(400, gt=0)
-    cable_m: float = Field(100, gt=0)
-    spine_port: SafePattern = "Ethernet{port}"
-    spine_first_port: int = Field(33, ge=0, description="First spine uplink port number.")
-    superspine_port: SafePattern = "Ethernet{port}"
-    superspine_first_port: int = Field(1, ge=0)
+    per_plane: Count = Field(description="Super-spines per plane; plane p holds spine p of every SU.")
+    speed_gbps: Speed = 400
+    cable_m: CableLength = 100
+    spine_port: PortPattern = "Ethernet{port}"
+    spine_first_port: PortNumber = Field(33, description="First spine uplink port number.")
+    superspine_port: PortPattern = "Ethernet{port}"
+    superspine_first_port: PortNumber = 1
 
 
 class Topology(_Strict):
-    scalable_units: int = Field(ge=1)
-    servers_per_su: int = Field(ge=1)
+    scalable_units: Count
+    servers_per_su: Count
     rails: int = Field(ge=1, le=64)
     names: Names = Names()
     host_links: HostLinks = HostLinks()
@@ -104,22 +117,57 @@ class Topology(_Strict):
     def _tiers(self) -> Topology:
         if self.superspine is not None and self.spine.scope != "su":
             raise ValueError("a superspine tier needs spine.scope 'su' (per-SU spines to aggregate)")
+        if self.spine.scope == "fabric" and "su" in placeholders_of(self.names.spine):
+            raise ValueError(
+                f"names.spine {self.names.spine!r} uses {{su}}, but spine.scope is 'fabric' (spines "
+                "belong to no SU): expected spine.scope 'su' or a pattern without {su}"
+            )
+        devices, links = self.size()
+        if devices > MAX_DEVICES or links > MAX_LINKS:
+            raise ValueError(
+                f"expands to {devices:,} devices and {links:,} links; expected at most {MAX_DEVICES:,} "
+                f"devices and {MAX_LINKS:,} links (scalable_units x servers_per_su x rails, spine.count, "
+                "superspine.per_plane)"
+            )
         return self
+
+    def size(self) -> tuple[int, int]:
+        """(devices, links) the description expands to, computed without expanding it."""
+        sus, servers, rails, st = self.scalable_units, self.servers_per_su, self.rails, self.spine
+        spines = st.count * (sus if st.scope == "su" else 1)
+        leaves = sus * rails
+        devices = spines + leaves + sus * servers
+        links = sus * servers * rails + leaves * st.count * st.links_per_leaf
+        if self.superspine is not None:
+            devices += st.count * self.superspine.per_plane
+            links += st.count * self.superspine.per_plane * sus
+        return devices, links
 
 
 class NicSpec(_Strict):
-    rail: int = Field(ge=1)
-    netdev: SafeName
-    rdma_device: SafeName
+    rail: int = Field(ge=1, le=64)
+    netdev: NetdevName
+    rdma_device: NetdevName
 
 
 class DeviceSpec(_Strict):
-    name: SafeName
-    role: Role
+    name: DeviceName
+    role: Role = Field(strict=False, description="leaf, spine, superspine or host")
     platform: str | None = None
-    su: int | None = Field(None, ge=1)
-    rail: int | None = Field(None, ge=1)
+    su: int | None = Field(None, ge=1, le=MAX_COUNT)
+    rail: int | None = Field(None, ge=1, le=64)
     nics: list[NicSpec] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _nics(self) -> DeviceSpec:
+        if self.nics and self.role in SWITCH_ROLES:
+            raise ValueError(f"a {self.role.value} has no nics: expected nics on hosts only")
+        for attr in ("netdev", "rdma_device"):
+            names = [getattr(n, attr) for n in self.nics]
+            repeated = next((n for n in names if names.count(n) > 1), None)
+            if repeated is not None:
+                raise ValueError(f"two NICs have {attr} {repeated!r}: expected one NIC per {attr}")
+        return self
 
 
 def _known_platform(value: str) -> str:
@@ -145,23 +193,33 @@ class Credentials(_Strict):
 
 
 class Connection(_Strict):
-    hostname: SafePattern = Field("{name}", description="Management address pattern; {name} = device.")
+    hostname: HostnamePattern = Field("{name}", description="Management address pattern; {name} = device.")
     port: int = Field(22, ge=1, le=65535)
     connections_file: str | None = Field(
         None, description="JSON map device -> {hostname, port} (the lab writes one), relative to inventory."
     )
 
 
+class CablingDefaultsSpec(_Strict):
+    """Speed and length of cables whose CSV row has none (NetBox exports carry no speed)."""
+
+    speed_gbps: Speed | None = None
+    cable_m: CableLength | None = None
+
+
 class InventorySpec(_Strict):
-    name: SafeName
+    name: DeviceName
     policy: str = "roce-lossless"
     rails: int | None = Field(None, ge=1, le=64, description="Rail count (explicit form).")
     platforms: Platforms = Platforms()
     credentials: Credentials = Credentials()
     connection: Connection = Connection()
     topology: Topology | None = None
-    devices: list[DeviceSpec] = Field(default_factory=list)
-    cabling: str | None = Field(None, description="CSV of links, relative to the inventory file.")
+    devices: list[DeviceSpec] = Field(default_factory=list, max_length=MAX_DEVICES)
+    cabling: str | None = Field(
+        None, description="Cabling CSV (netcfg's columns or a NetBox cable export), relative to this file."
+    )
+    cabling_defaults: CablingDefaultsSpec = CablingDefaultsSpec()
 
     @model_validator(mode="after")
     def _one_form(self) -> InventorySpec:
@@ -176,16 +234,25 @@ class InventorySpec(_Strict):
         return self
 
 
-CABLING_COLUMNS = ("device_a", "interface_a", "device_b", "interface_b", "speed_gbps", "cable_m")
+# Lower tiers first: a link's `a` end is the lower one (host NIC or leaf).
+TIER = {Role.HOST: 0, Role.LEAF: 1, Role.SPINE: 2, Role.SUPERSPINE: 3}
 
 
 class FabricBuilder:
-    """Collects devices and links, refusing duplicates as it goes."""
+    """Collects devices and links, refusing duplicates as it goes.
 
-    def __init__(self) -> None:
+    `keep_repeats`: a row that repeats a cable already listed (the same two ports, either way round)
+    is kept aside in `repeated` for the plan rules instead of refused (explicit form: DCIM exports
+    list a cable twice, and the plan is still usable).
+    """
+
+    def __init__(self, keep_repeats: bool = False) -> None:
         self.devices: dict[str, Device] = {}
         self.links: list[Link] = []
-        self._used: dict[Endpoint, str] = {}
+        self.repeated: list[tuple[Link, str, str]] = []
+        self.used: dict[Endpoint, str] = {}
+        self._link_at: dict[Endpoint, Link] = {}
+        self._keep_repeats = keep_repeats
 
     def add_device(self, device: Device, where: str) -> None:
         if device.name in self.devices:
@@ -196,9 +263,18 @@ class FabricBuilder:
         for end in (link.a, link.b):
             if end.device not in self.devices:
                 raise InputError(where, f"device {end.device!r} is not in the inventory")
-            if end in self._used:
-                raise InputError(where, f"port {end} is cabled twice (first at {self._used[end]})")
-            self._used[end] = where
+        if link.a == link.b:
+            raise InputError(where, f"port {link.a} is cabled to itself; expected two different ports")
+        earlier = self._link_at.get(link.a)
+        if self._keep_repeats and earlier is not None and {earlier.a, earlier.b} == {link.a, link.b}:
+            self.repeated.append((link, where, self.used[link.a]))
+            return
+        for end in (link.a, link.b):
+            if end in self.used:
+                raise InputError(where, f"port {end} is cabled twice (first at {self.used[end]})")
+        for end in (link.a, link.b):
+            self.used[end] = where
+            self._link_at[end] = link
         self.links.append(link)
 
 
@@ -211,29 +287,29 @@ def expand_topology(spec: InventorySpec, topo: Topology, where: str) -> FabricBu
     spine_names: dict[tuple[int | None, int], str] = {}
     for su in spine_scopes:
         for s in range(1, topo.spine.count + 1):
-            name = fmt(names.spine, "names.spine", su=su, spine=s)
+            name = fmt.device(names.spine, "names.spine", su=su, spine=s)
             spine_names[(su, s)] = name
             b.add_device(Device(name, Role.SPINE, plat.switch, su=su), where)
     for su in range(1, topo.scalable_units + 1):
         for rail in range(1, topo.rails + 1):
-            leaf = fmt(names.leaf, "names.leaf", su=su, rail=rail)
+            leaf = fmt.device(names.leaf, "names.leaf", su=su, rail=rail)
             b.add_device(Device(leaf, Role.LEAF, plat.switch, su=su, rail=rail), where)
         for k in range(1, topo.servers_per_su + 1):
             server = (su - 1) * topo.servers_per_su + k
-            host_name = fmt(names.server, "names.server", su=su, k=k, server=server)
+            host_name = fmt.device(names.server, "names.server", su=su, k=k, server=server)
             nics = [
                 Nic(
                     rail=rail,
-                    netdev=fmt(names.nic_netdev, "names.nic_netdev", rail=rail, nic0=rail - 1),
-                    rdma_device=fmt(names.rdma_device, "names.rdma_device", rail=rail, nic0=rail - 1),
+                    netdev=fmt.netdev(names.nic_netdev, "names.nic_netdev", rail=rail, nic0=rail - 1),
+                    rdma_device=fmt.netdev(names.rdma_device, "names.rdma_device", rail=rail, nic0=rail - 1),
                 )
                 for rail in range(1, topo.rails + 1)
             ]
             b.add_device(Device(host_name, Role.HOST, plat.host, su=su, nics=nics), where)
             for nic in nics:
-                leaf = fmt(names.leaf, "names.leaf", su=su, rail=nic.rail)
+                leaf = fmt.device(names.leaf, "names.leaf", su=su, rail=nic.rail)
                 port = topo.host_links.leaf_first_port + k - 1
-                leaf_if = fmt(topo.host_links.leaf_port, "host_links.leaf_port", port=port, k=k)
+                leaf_if = fmt.port(topo.host_links.leaf_port, "host_links.leaf_port", port=port, k=k)
                 link = Link(
                     Endpoint(host_name, nic.netdev),
                     Endpoint(leaf, leaf_if),
@@ -249,7 +325,7 @@ def _expand_spines(b: FabricBuilder, topo: Topology, spine_names: dict, fmt: _Fm
     st = topo.spine
     for su in range(1, topo.scalable_units + 1):
         for rail in range(1, topo.rails + 1):
-            leaf = fmt(topo.names.leaf, "names.leaf", su=su, rail=rail)
+            leaf = fmt.device(topo.names.leaf, "names.leaf", su=su, rail=rail)
             # Leaf position among the leaves that share a spine: per SU or fabric-wide.
             leaf_index = rail if st.scope == "su" else (su - 1) * topo.rails + rail
             for s in range(1, st.count + 1):
@@ -257,9 +333,12 @@ def _expand_spines(b: FabricBuilder, topo: Topology, spine_names: dict, fmt: _Fm
                 for j in range(1, st.links_per_leaf + 1):
                     up = (s - 1) * st.links_per_leaf + j
                     down = (leaf_index - 1) * st.links_per_leaf + j
-                    a = Endpoint(leaf, fmt(st.leaf_port, "spine.leaf_port", port=st.leaf_first_port + up - 1))
+                    a = Endpoint(
+                        leaf, fmt.port(st.leaf_port, "spine.leaf_port", port=st.leaf_first_port + up - 1)
+                    )
                     z = Endpoint(
-                        spine, fmt(st.spine_port, "spine.spine_port", port=st.spine_first_port + down - 1)
+                        spine,
+                        fmt.port(st.spine_port, "spine.spine_port", port=st.spine_first_port + down - 1),
                     )
                     b.add_link(Link(a, z, st.speed_gbps, st.cable_m), where)
     ss = topo.superspine
@@ -267,16 +346,16 @@ def _expand_spines(b: FabricBuilder, topo: Topology, spine_names: dict, fmt: _Fm
         return
     for plane in range(1, st.count + 1):
         for q in range(1, ss.per_plane + 1):
-            name = fmt(topo.names.superspine, "names.superspine", plane=plane, superspine=q)
+            name = fmt.device(topo.names.superspine, "names.superspine", plane=plane, superspine=q)
             b.add_device(Device(name, Role.SUPERSPINE, b.devices[spine_names[(1, 1)]].platform), where)
             for su in range(1, topo.scalable_units + 1):
                 spine = spine_names[(su, plane)]
                 a = Endpoint(
-                    spine, fmt(ss.spine_port, "superspine.spine_port", port=ss.spine_first_port + q - 1)
+                    spine, fmt.port(ss.spine_port, "superspine.spine_port", port=ss.spine_first_port + q - 1)
                 )
                 z = Endpoint(
                     name,
-                    fmt(
+                    fmt.port(
                         ss.superspine_port,
                         "superspine.superspine_port",
                         port=ss.superspine_first_port + su - 1,
@@ -286,31 +365,44 @@ def _expand_spines(b: FabricBuilder, topo: Topology, spine_names: dict, fmt: _Fm
 
 
 class _Fmt:
-    """Formats a naming pattern, turning a bad placeholder into an InputError."""
+    """Formats naming patterns (checked by the schema), checking each name made for its kind."""
 
     def __init__(self, where: str) -> None:
         self.where = where
         self.cache: dict[tuple, str] = {}
 
-    def __call__(self, pattern: str, field: str, **values: int | None) -> str:
+    def device(self, pattern: str, field: str, **values: int | None) -> str:
+        return self._format(pattern, field, safe_device_name, values)
+
+    def netdev(self, pattern: str, field: str, **values: int | None) -> str:
+        return self._format(pattern, field, safe_netdev, values)
+
+    def port(self, pattern: str, field: str, **values: int | None) -> str:
+        return self._format(pattern, field, safe_interface, values)
+
+    def _format(
+        self, pattern: str, field: str, check: Callable[[str], str], values: dict[str, int | None]
+    ) -> str:
         key = (pattern, *values.items())
         hit = self.cache.get(key)
         if hit is not None:
             return hit
         try:
-            out = pattern.format(**values)
-        except (KeyError, IndexError, ValueError) as exc:
+            out = check(format_name(pattern, values))
+        except KeyError as exc:
             raise InputError(
                 f"{self.where}: topology.{field}",
-                f"pattern {pattern!r} uses an unknown placeholder ({exc}); available: {', '.join(values)}",
+                f"pattern {pattern!r} uses {{{exc.args[0]}}}, which has no value here; available: "
+                + ", ".join("{" + k + "}" for k, v in values.items() if v is not None),
             ) from None
-        _safe_name(out)
+        except ValueError as exc:
+            raise InputError(f"{self.where}: topology.{field}", f"pattern {pattern!r} makes {exc}") from None
         self.cache[key] = out
         return out
 
 
 def expand_explicit(spec: InventorySpec, base: Path, where: str) -> FabricBuilder:
-    b = FabricBuilder()
+    b = FabricBuilder(keep_repeats=True)
     rails = spec.rails or 0
     for i, d in enumerate(spec.devices):
         loc = f"{where}: devices.{i}"
@@ -323,66 +415,43 @@ def expand_explicit(spec: InventorySpec, base: Path, where: str) -> FabricBuilde
         for rail in [d.rail, *(n.rail for n in d.nics)]:
             if rail is not None and rail > rails:
                 raise InputError(f"{loc}", f"rail {rail} is outside 1..{rails}")
-        nics = [Nic(n.rail, n.netdev, n.rdma_device) for n in d.nics]
+        # Rail order, as the compact form builds them.
+        nics = sorted((Nic(n.rail, n.netdev, n.rdma_device) for n in d.nics), key=lambda n: n.rail)
         b.add_device(Device(d.name, d.role, platform, su=d.su, rail=d.rail, nics=nics), loc)
     assert spec.cabling is not None
-    for link, row_where in read_cabling(base / spec.cabling):
-        b.add_link(link, row_where)
+    defaults = CablingDefaults(spec.cabling_defaults.speed_gbps, spec.cabling_defaults.cable_m)
+    for link, row_where in read_cabling(base / spec.cabling, defaults):
+        b.add_link(_lower_end_first(link, b.devices), row_where)
     return b
 
 
-def read_cabling(path: Path) -> list[tuple[Link, str]]:
-    """Links from a DCIM-style cabling CSV, one row per cable."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError:
-        raise InputError(str(path), "cabling CSV not found or unreadable") from None
-    # Keep line ends: a quoted newline then stays in its field (and is refused as unsafe), and
-    # `line_num` counts physical lines, blank ones included.
-    rows = csv.DictReader(text.splitlines(keepends=True))
-    missing = [c for c in CABLING_COLUMNS if c not in (rows.fieldnames or [])]
-    if missing:
-        raise InputError(
-            f"{path}:1", f"missing column(s) {', '.join(missing)}; expected {','.join(CABLING_COLUMNS)}"
-        )
-    out = []
-    for row in rows:
-        where = f"{path}:{rows.line_num}"
-        try:
-            ends = [_safe_name(row[c] or "") for c in CABLING_COLUMNS[:4]]
-            speed, cable = int(row["speed_gbps"] or ""), float(row["cable_m"] or "")
-        except ValueError as exc:
-            raise InputError(where, f"bad cabling row: {exc}") from None
-        out.append((Link(Endpoint(ends[0], ends[1]), Endpoint(ends[2], ends[3]), speed, cable), where))
-    return out
-
-
-def write_cabling(fabric: Fabric, path: Path) -> None:
-    with path.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh, lineterminator="\n")
-        w.writerow(CABLING_COLUMNS)
-        for link in fabric.links:
-            cable = int(link.cable_m) if link.cable_m == int(link.cable_m) else link.cable_m
-            w.writerow(
-                [link.a.device, link.a.interface, link.b.device, link.b.interface, link.speed_gbps, cable]
-            )
+def _lower_end_first(link: Link, devices: dict[str, Device]) -> Link:
+    """A DCIM export lists either end first; the model keeps the lower tier as `a`."""
+    a, z = devices.get(link.a.device), devices.get(link.b.device)
+    if a is not None and z is not None and TIER[a.role] > TIER[z.role]:
+        return Link(link.b, link.a, link.speed_gbps, link.cable_m)
+    return link
 
 
 def inventory_file(path: Path) -> Path:
     """An inventory is a YAML file, or a folder holding `fabric.yaml`."""
     if path.is_dir():
         candidate = path / "fabric.yaml"
-        if not candidate.is_file():
-            raise InputError(str(path), "folder has no fabric.yaml (expected an inventory file or folder)")
+        try:
+            candidate.lstat()
+        except FileNotFoundError:
+            raise InputError(
+                str(path), "folder has no fabric.yaml (expected an inventory file or folder)"
+            ) from None
+        except OSError:
+            pass  # unreadable: read_yaml names why
         return candidate
-    if not path.exists():
-        raise InputError(str(path), "inventory not found (expected a fabric.yaml or a folder holding one)")
     return path
 
 
 def load_spec(path: Path) -> tuple[InventorySpec, Path]:
     file = inventory_file(path)
-    data, node = read_yaml(file)
+    data, node = read_yaml(file, "inventory (a fabric.yaml, or a folder holding one)")
     if not isinstance(data, dict):
         raise InputError(str(file), "expected a mapping at the top level")
     try:
@@ -412,4 +481,6 @@ def load_fabric(path: Path) -> Fabric:
         source=where,
         credentials=spec.credentials,
         connection=spec.connection,
+        cabling_rows=builder.used if spec.topology is None else {},
+        repeated_links=builder.repeated,
     )
