@@ -36,6 +36,7 @@ MAX_LINKS = 4_000_000
 # Per-field bounds: far beyond any fabric, small enough that products of them stay computable.
 MAX_COUNT = 100_000
 MAX_PORT = 100_000
+MAX_LINKS_PER_LEAF = 64
 
 DeviceName = Annotated[str, AfterValidator(safe_device_name)]
 NetdevName = Annotated[str, AfterValidator(safe_netdev)]
@@ -85,7 +86,9 @@ class SpineTier(_Strict):
         "fabric", description="fabric: every leaf to the same spines; su: each SU has its own spines"
     )
     count: Count = Field(description="Spines per scope.")
-    links_per_leaf: int = Field(1, ge=1, le=64, description="Parallel links between one leaf and one spine.")
+    links_per_leaf: int = Field(
+        1, ge=1, le=MAX_LINKS_PER_LEAF, description="Parallel links between one leaf and one spine."
+    )
     speed_gbps: Speed = 400
     cable_m: CableLength = 30
     leaf_port: PortPattern = "Ethernet{port}"
