@@ -46,14 +46,14 @@ Count = Annotated[int, Field(ge=1, le=MAX_COUNT)]
 PortNumber = Annotated[int, Field(ge=0, le=MAX_PORT)]
 
 
-ServerPattern = Annotated[str, AfterValidator(pattern_of("su", "k", "server"))]
-LeafPattern = Annotated[str, AfterValidator(pattern_of("su", "rail"))]
-SpinePattern = Annotated[str, AfterValidator(pattern_of("su", "spine"))]
-SuperspinePattern = Annotated[str, AfterValidator(pattern_of("plane", "superspine"))]
-NicPattern = Annotated[str, AfterValidator(pattern_of("rail", "nic0"))]
-HostPortPattern = Annotated[str, AfterValidator(pattern_of("port", "k"))]
-PortPattern = Annotated[str, AfterValidator(pattern_of("port"))]
-HostnamePattern = Annotated[str, AfterValidator(pattern_of("name"))]
+ServerPattern = Annotated[str, AfterValidator(pattern_of(safe_device_name, "su", "k", "server"))]
+LeafPattern = Annotated[str, AfterValidator(pattern_of(safe_device_name, "su", "rail"))]
+SpinePattern = Annotated[str, AfterValidator(pattern_of(safe_device_name, "su", "spine"))]
+SuperspinePattern = Annotated[str, AfterValidator(pattern_of(safe_device_name, "plane", "superspine"))]
+NicPattern = Annotated[str, AfterValidator(pattern_of(safe_netdev, "rail", "nic0"))]
+HostPortPattern = Annotated[str, AfterValidator(pattern_of(safe_interface, "port", "k"))]
+PortPattern = Annotated[str, AfterValidator(pattern_of(safe_interface, "port"))]
+HostnamePattern = Annotated[str, AfterValidator(pattern_of(safe_interface, "name"))]
 
 
 class _Strict(BaseModel):
@@ -399,7 +399,9 @@ class _Fmt:
                 + ", ".join("{" + k + "}" for k, v in values.items() if v is not None),
             ) from None
         except ValueError as exc:
-            raise InputError(f"{self.where}: topology.{field}", f"pattern {pattern!r} makes {exc}") from None
+            raise InputError(
+                f"{self.where}: topology.{field}", f"pattern {pattern!r} makes a name that fails: {exc}"
+            ) from None
         self.cache[key] = out
         return out
 
@@ -456,7 +458,8 @@ def load_spec(path: Path) -> tuple[InventorySpec, Path]:
     file = inventory_file(path)
     data, node = read_yaml(file, "inventory (a fabric.yaml, or a folder holding one)")
     if not isinstance(data, dict):
-        raise InputError(str(file), "expected a mapping at the top level")
+        shape = "is empty" if data is None else f"is a {type(data).__name__}"
+        raise InputError(str(file), f"inventory {shape}; expected a mapping at the top level")
     try:
         return InventorySpec.model_validate(data), file
     except ValidationError as exc:

@@ -13,15 +13,11 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 
 from netcfg.snapshot import META_FILE
 
-_INTERFACE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,63}")
-# Device names are also file and folder names (rendered configs, snapshots): no '/'.
-_DEVICE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
-# Linux interface names: at most IFNAMSIZ - 1 = 15 characters, and they appear in /sys paths.
-_NETDEV = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,14}")
 _LITERAL = re.compile(r"[A-Za-z0-9._:/-]*")
 _SPEC = re.compile(r"(?:0([1-9])d?|d)?")
 MAX_PATTERN = 64
@@ -31,35 +27,42 @@ def _shown(value: str) -> str:
     return repr(value) if len(value) <= 70 else f"{value[:60]!r}... ({len(value):,} characters)"
 
 
-def safe_interface(value: str) -> str:
-    """A port name as a switch or host prints it (`Ethernet1/1`, `eth0`)."""
-    if not _INTERFACE.fullmatch(value):
-        raise ValueError(
-            f"{_shown(value)} is not a safe name: expected at most 64 letters, digits and . _ : / -, "
-            "starting with a letter or digit (no spaces, newlines, ';' or '!' that could inject a CLI line)"
-        )
-    return value
+@dataclass(frozen=True, slots=True)
+class NameKind:
+    """One kind of name: what it is called, the pattern it must match, and what that means."""
+
+    noun: str
+    regex: re.Pattern[str]
+    expected: str
+    reserved: frozenset[str] = frozenset()
+
+    def __call__(self, value: str) -> str:
+        """The value when it is a safe name of this kind; ValueError saying what was expected."""
+        if not self.regex.fullmatch(value) or value in self.reserved:
+            raise ValueError(f"{_shown(value)} is not a safe {self.noun}: expected {self.expected}")
+        return value
 
 
-def safe_device_name(value: str) -> str:
-    """A device or fabric name: also the name of its config file and snapshot folder."""
-    if not _DEVICE.fullmatch(value) or value == META_FILE:
-        raise ValueError(
-            f"{_shown(value)} is not a safe name: expected at most 64 letters, digits and . _ : -, "
-            "starting with a letter or digit (no '/', spaces, newlines, ';' or '!'; it names files "
-            f"and CLI lines; {META_FILE!r} is reserved)"
-        )
-    return value
-
-
-def safe_netdev(value: str) -> str:
-    """A Linux network or RDMA device name, as it appears in /sys paths of the host script."""
-    if not _NETDEV.fullmatch(value):
-        raise ValueError(
-            f"{_shown(value)} is not a safe name for a Linux network or RDMA device: expected at most "
-            "15 letters, digits and . _ -, starting with a letter or digit"
-        )
-    return value
+safe_interface = NameKind(
+    "name",
+    re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,63}"),
+    "at most 64 letters, digits and . _ : / -, starting with a letter or digit (no spaces, newlines, "
+    "';' or '!' that could inject a CLI line)",
+)
+# Device names are also file and folder names (rendered configs, snapshots): no '/'.
+safe_device_name = NameKind(
+    "name",
+    re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}"),
+    "at most 64 letters, digits and . _ : -, starting with a letter or digit (no '/', spaces, newlines, "
+    f"';' or '!'; it names files and CLI lines; {META_FILE!r} is reserved)",
+    frozenset({META_FILE}),
+)
+# Linux interface names: at most IFNAMSIZ - 1 = 15 characters, and they appear in /sys paths.
+safe_netdev = NameKind(
+    "name for a Linux network or RDMA device",
+    re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,14}"),
+    "at most 15 letters, digits and . _ -, starting with a letter or digit",
+)
 
 
 Parts = tuple[tuple[str, str | None, int], ...]
@@ -102,8 +105,8 @@ def _parse(pattern: str) -> Parts:
     return tuple(parts)
 
 
-def pattern_of(*placeholders: str) -> Callable[[str], str]:
-    """A pydantic validator for a naming pattern that may use these placeholders."""
+def pattern_of(kind: NameKind, *placeholders: str) -> Callable[[str], str]:
+    """A pydantic validator for a naming pattern of names of this kind, using these placeholders."""
 
     def check(value: str) -> str:
         for _, name, width in _parse(value):
@@ -114,6 +117,13 @@ def pattern_of(*placeholders: str) -> Callable[[str], str]:
                 )
             if width and name in _TEXT_PLACEHOLDERS:
                 raise ValueError(f"{_shown(value)} pads {{{name}}}, a text: expected a plain {{{name}}}")
+        # The shortest name it makes: what its literal text allows shows already.
+        sample = format_name(value, dict.fromkeys(placeholders, 1))
+        if not kind.regex.fullmatch(sample) or sample in kind.reserved:
+            raise ValueError(
+                f"{_shown(value)} makes names such as {sample!r}, not a safe {kind.noun}: "
+                f"expected {kind.expected}"
+            )
         return value
 
     return check

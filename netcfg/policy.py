@@ -22,6 +22,7 @@ MAX_ECN_KBYTES = 200_000
 # Timers and DCQCN values end up in EOS lines and sysfs files that take 32-bit numbers at most.
 MAX_MS = 60_000
 MAX_SYSFS = 2**31 - 1
+_NAME = re.compile(r"[^\x00-\x1f\x7f]{1,64}")
 _VERSION = re.compile(r"\d+(\.\d+)*([A-Za-z0-9._-]*)", re.ASCII)
 
 
@@ -150,7 +151,7 @@ class VersionRule(_Strict):
 
 
 class Policy(_Strict):
-    name: str = Field(pattern=r"^[^\x00-\x1f\x7f]{1,64}$", description="Profile name, shown in reports.")
+    name: str = Field(description="Profile name, shown in reports: one line of at most 64 characters.")
     trust: Literal["dscp"] = Field("dscp", description="Classify on DSCP: routed, untagged RoCEv2 links.")
     roce: TrafficClass = Field(TrafficClass(dscp=26, priority=3), description="RoCE data: DSCP 26 -> 3.")
     cnp: TrafficClass = Field(TrafficClass(dscp=48, priority=6), description="CNP: DSCP 48 -> 6, strict.")
@@ -162,6 +163,13 @@ class Policy(_Strict):
     firmware: dict[str, VersionRule] = Field(
         default_factory=dict, description="Per platform (eos, connectx): allowed or minimum NOS/NIC firmware."
     )
+
+    @field_validator("name")
+    @classmethod
+    def _one_line(cls, value: str) -> str:
+        if not _NAME.fullmatch(value):
+            raise ValueError(f"{value[:40]!r}: expected one line of 1 to 64 printable characters")
+        return value
 
     @field_validator("firmware")
     @classmethod

@@ -123,32 +123,31 @@ def _meta_devices(folder: Path) -> dict[str, dict]:
     if devices is None:
         return {}
     if not isinstance(devices, dict):
-        raise InputError(f"{path}: devices", f"a {_json_type(devices)}; expected an object device -> entry")
+        raise InputError(f"{path}: devices", f"{_json_type(devices)}; expected an object device -> entry")
     kinds = sorted(r.removeprefix("collect.") for r in RULES if r.startswith("collect."))
     for name, entry in devices.items():
         where = f"{path}: devices.{name}"
         if not isinstance(entry, dict):
-            raise InputError(where, f"a {_json_type(entry)}; expected an object")
+            raise InputError(where, f"{_json_type(entry)}; expected an object")
         error = entry.get("error")
         if error is not None and not (
             isinstance(error, dict) and error.get("kind") in kinds and isinstance(error.get("message"), str)
         ):
             raise InputError(
                 f"{where}.error",
-                f"a {_json_type(error)} that is not a collection error; expected null or "
+                f"{_json_type(error)} that is not a collection error; expected null or "
                 f'{{"kind": {"|".join(kinds)}, "message": "..."}}',
             )
         fingerprint = entry.get("fingerprint")
         if fingerprint is not None and not isinstance(fingerprint, str):
-            raise InputError(
-                f"{where}.fingerprint", f"a {_json_type(fingerprint)}; expected a string or null"
-            )
+            raise InputError(f"{where}.fingerprint", f"{_json_type(fingerprint)}; expected a string or null")
     return devices
 
 
 def _json_type(value: object) -> str:
-    names = {dict: "object", list: "list", str: "string", bool: "boolean", int: "number", float: "number"}
-    return "null" if value is None else names.get(type(value), type(value).__name__)
+    """'an object', 'a list', ...: what a JSON value is, as an error says it."""
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number"}
+    return "null" if value is None else names.get(type(value), "a number")
 
 
 def device_state(device: Device, outputs: dict[str, str], error: tuple[str, str] | None) -> DeviceState:
@@ -177,5 +176,5 @@ def _read_meta(folder: Path) -> dict:
     except RecursionError:
         raise InputError(str(path), "JSON nested too deeply: expected snapshot metadata") from None
     if not isinstance(data, dict):
-        raise InputError(str(path), f"a JSON {_json_type(data)}; expected a JSON object")
+        raise InputError(str(path), f"the JSON is {_json_type(data)}; expected a JSON object")
     return data

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import yaml
 
-from netcfg.cli import main
 from netcfg.cabling import write_cabling
+from netcfg.cli import main
 from netcfg.inventory import load_fabric
 from netcfg.model import Endpoint, Role
 from tests.conftest import LAB, ROOT
