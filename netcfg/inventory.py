@@ -186,6 +186,15 @@ class Platforms(_Strict):
     switch: KnownPlatform = "eos"
     host: KnownPlatform = "connectx"
 
+    @model_validator(mode="after")
+    def _kinds(self) -> Platforms:
+        for role, name in (("switch", self.switch), ("host", self.host)):
+            if get_platform(name).kind != role:
+                raise ValueError(
+                    f"{role}: {name!r} is a {get_platform(name).kind} platform; expected a {role} one"
+                )
+        return self
+
 
 class Credentials(_Strict):
     """Where login credentials come from. Never the inventory itself."""
@@ -259,7 +268,7 @@ class FabricBuilder:
 
     def add_device(self, device: Device, where: str) -> None:
         if device.name in self.devices:
-            raise InputError(where, f"duplicate device name {device.name!r}")
+            raise InputError(where, f"duplicate device name {device.name!r}; expected each name once")
         self.devices[device.name] = device
 
     def add_link(self, link: Link, where: str) -> None:
@@ -292,11 +301,13 @@ def expand_topology(spec: InventorySpec, topo: Topology, where: str) -> FabricBu
         for s in range(1, topo.spine.count + 1):
             name = fmt.device(names.spine, "names.spine", su=su, spine=s)
             spine_names[(su, s)] = name
-            b.add_device(Device(name, Role.SPINE, plat.switch, su=su), where)
+            b.add_device(Device(name, Role.SPINE, plat.switch, su=su), f"{where}: topology.names.spine")
     for su in range(1, topo.scalable_units + 1):
         for rail in range(1, topo.rails + 1):
             leaf = fmt.device(names.leaf, "names.leaf", su=su, rail=rail)
-            b.add_device(Device(leaf, Role.LEAF, plat.switch, su=su, rail=rail), where)
+            b.add_device(
+                Device(leaf, Role.LEAF, plat.switch, su=su, rail=rail), f"{where}: topology.names.leaf"
+            )
         for k in range(1, topo.servers_per_su + 1):
             server = (su - 1) * topo.servers_per_su + k
             host_name = fmt.device(names.server, "names.server", su=su, k=k, server=server)
@@ -308,7 +319,9 @@ def expand_topology(spec: InventorySpec, topo: Topology, where: str) -> FabricBu
                 )
                 for rail in range(1, topo.rails + 1)
             ]
-            b.add_device(Device(host_name, Role.HOST, plat.host, su=su, nics=nics), where)
+            b.add_device(
+                Device(host_name, Role.HOST, plat.host, su=su, nics=nics), f"{where}: topology.names.server"
+            )
             for nic in nics:
                 leaf = fmt.device(names.leaf, "names.leaf", su=su, rail=nic.rail)
                 port = topo.host_links.leaf_first_port + k - 1
@@ -319,7 +332,7 @@ def expand_topology(spec: InventorySpec, topo: Topology, where: str) -> FabricBu
                     topo.host_links.speed_gbps,
                     topo.host_links.cable_m,
                 )
-                b.add_link(link, where)
+                b.add_link(link, f"{where}: topology.host_links")
     _expand_spines(b, topo, spine_names, fmt, where)
     return b
 
@@ -343,14 +356,17 @@ def _expand_spines(b: FabricBuilder, topo: Topology, spine_names: dict, fmt: _Fm
                         spine,
                         fmt.port(st.spine_port, "spine.spine_port", port=st.spine_first_port + down - 1),
                     )
-                    b.add_link(Link(a, z, st.speed_gbps, st.cable_m), where)
+                    b.add_link(Link(a, z, st.speed_gbps, st.cable_m), f"{where}: topology.spine")
     ss = topo.superspine
     if ss is None:
         return
     for plane in range(1, st.count + 1):
         for q in range(1, ss.per_plane + 1):
             name = fmt.device(topo.names.superspine, "names.superspine", plane=plane, superspine=q)
-            b.add_device(Device(name, Role.SUPERSPINE, b.devices[spine_names[(1, 1)]].platform), where)
+            b.add_device(
+                Device(name, Role.SUPERSPINE, b.devices[spine_names[(1, 1)]].platform),
+                f"{where}: topology.names.superspine",
+            )
             for su in range(1, topo.scalable_units + 1):
                 spine = spine_names[(su, plane)]
                 a = Endpoint(
@@ -364,7 +380,7 @@ def _expand_spines(b: FabricBuilder, topo: Topology, spine_names: dict, fmt: _Fm
                         port=ss.superspine_first_port + su - 1,
                     ),
                 )
-                b.add_link(Link(a, z, ss.speed_gbps, ss.cable_m), where)
+                b.add_link(Link(a, z, ss.speed_gbps, ss.cable_m), f"{where}: topology.superspine")
 
 
 class _Fmt:
@@ -416,6 +432,11 @@ def expand_explicit(spec: InventorySpec, base: Path, where: str) -> FabricBuilde
             raise InputError(
                 f"{loc}.platform",
                 f"unknown platform {platform!r}: expected one of {', '.join(platform_names())}",
+            )
+        kind, needed = get_platform(platform).kind, "host" if d.role == Role.HOST else "switch"
+        if kind != needed:
+            raise InputError(
+                f"{loc}.platform", f"{platform!r} is a {kind} platform; a {d.role.value} needs a {needed} one"
             )
         for rail in [d.rail, *(n.rail for n in d.nics)]:
             if rail is not None and rail > rails:

@@ -748,6 +748,12 @@ def test_compact_cable_length(tmp_path: Path, capsys: pytest.CaptureFixture[str]
         ),
         ("role: leaf,", "role: router,", ["devices.0.role", "'leaf'"]),
         ("rails: 4", "rails: 4.5", ["fabric.yaml:2: rails", "got 4.5"]),
+        ("name: ex\n", "name: ../../tmp/ex\n", ["fabric.yaml:1: name", "no '/'"]),
+        (
+            "role: leaf, su: 1",
+            "role: leaf, platform: connectx, su: 1",
+            ["devices.0.platform", "a leaf needs a switch"],
+        ),
     ],
 )
 def test_explicit_devices_are_checked(
@@ -1012,3 +1018,42 @@ def test_credentials_file_with_bom_or_crlf(tmp_path: Path, how: str):
     inventory = write_inventory(tmp_path / "inv", INVENTORY + "credentials: {file: creds.yaml}\n")
     (inventory / "creds.yaml").write_bytes(_encoded(f"username: admin\npassword: {SECRET}\n# end\n", how))
     assert read_login(load_fabric(inventory)) == Login("admin", SECRET)
+
+
+def test_pattern_that_outgrows_the_name_limit(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    """A pattern valid for small numbers makes a 65-character name at server 1,000: refused there."""
+    pattern = "g" + "{k}" * 21
+    text = INVENTORY.replace("servers_per_su: 2", "servers_per_su: 1000").replace(
+        "  spine: {count: 1}\n", f"  spine: {{count: 1}}\n  names: {{server: '{pattern}'}}\n"
+    )
+    err = error_of(capsys, "check", write_inventory(tmp_path, text))
+    assert "fabric.yaml: topology.names.server:" in err
+    assert "'g10001000" in err and "(85 characters)" in err and "at most 64" in err
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "needles"),
+    [
+        (
+            "switch: eos, host: connectx",
+            "switch: connectx, host: eos",
+            ["fabric.yaml:3: platforms", "host platform"],
+        ),
+        (
+            "spine: {count: 1}",
+            "spine: {count: 1, leaf_first_port: 2}",
+            ["topology.spine: port leaf-su1-r1:Ethernet2 is cabled twice", "topology.host_links"],
+        ),
+        (
+            "spine: {count: 1}",
+            "spine: {count: 1}\n  names: {leaf: 'leaf-r{rail}', spine: 'leaf-r{spine}'}",
+            ["topology.names.leaf: duplicate device name 'leaf-r1'"],
+        ),
+    ],
+)
+def test_compact_form_that_contradicts_itself(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], old: str, new: str, needles: list[str]
+):
+    err = error_of(capsys, "check", write_inventory(tmp_path, INVENTORY.replace(old, new)))
+    for needle in needles:
+        assert needle in err
