@@ -12,11 +12,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Literal
 
+import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from netcfg.cabling import MAX_CABLE_M, MAX_SPEED_GBPS, MIN_SPEED_GBPS, CablingDefaults, read_cabling
 from netcfg.errors import InputError
-from netcfg.loader import describe_validation_error, read_yaml
+from netcfg.loader import describe_validation_error, line_of, read_yaml
 from netcfg.model import SWITCH_ROLES, Device, Endpoint, Fabric, Link, Nic, Role
 from netcfg.naming import (
     format_name,
@@ -422,11 +423,15 @@ class _Fmt:
         return out
 
 
-def expand_explicit(spec: InventorySpec, base: Path, where: str) -> FabricBuilder:
+def expand_explicit(
+    spec: InventorySpec, base: Path, where: str, node: yaml.Node | None = None
+) -> FabricBuilder:
+    """Devices as listed (errors name their line in `node`, the composed YAML), links from the CSV."""
     b = FabricBuilder(keep_repeats=True)
     rails = spec.rails or 0
     for i, d in enumerate(spec.devices):
-        loc = f"{where}: devices.{i}"
+        line = line_of(node, ("devices", i)) if node is not None else None
+        loc = f"{where}:{line}: devices.{i}" if line else f"{where}: devices.{i}"
         platform = d.platform or (spec.platforms.host if d.role == Role.HOST else spec.platforms.switch)
         if platform not in platform_names():
             raise InputError(
@@ -475,27 +480,27 @@ def inventory_file(path: Path) -> Path:
     return path
 
 
-def load_spec(path: Path) -> tuple[InventorySpec, Path]:
+def load_spec(path: Path) -> tuple[InventorySpec, Path, yaml.Node | None]:
     file = inventory_file(path)
     data, node = read_yaml(file, "inventory (a fabric.yaml, or a folder holding one)")
     if not isinstance(data, dict):
         shape = "is empty" if data is None else f"is a {type(data).__name__}"
         raise InputError(str(file), f"inventory {shape}; expected a mapping at the top level")
     try:
-        return InventorySpec.model_validate(data), file
+        return InventorySpec.model_validate(data), file, node
     except ValidationError as exc:
         raise describe_validation_error(file, node, exc) from None
 
 
 def load_fabric(path: Path) -> Fabric:
     """Load and expand an inventory into a Fabric, validating everything on the way."""
-    spec, file = load_spec(path)
+    spec, file, node = load_spec(path)
     where = str(file)
     if spec.topology is not None:
         builder = expand_topology(spec, spec.topology, where)
         rails = spec.topology.rails
     else:
-        builder = expand_explicit(spec, file.parent, where)
+        builder = expand_explicit(spec, file.parent, where, node)
         rails = spec.rails or 0
     for device in builder.devices.values():
         get_platform(device.platform)
