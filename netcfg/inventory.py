@@ -273,21 +273,22 @@ class FabricBuilder:
         self.devices[device.name] = device
 
     def add_link(self, link: Link, where: str) -> None:
-        for end in (link.a, link.b):
+        a, z, used = link.a, link.b, self.used
+        for end in (a, z):
             if end.device not in self.devices:
                 raise InputError(where, f"device {end.device!r} is not in the inventory")
-        if link.a == link.b:
-            raise InputError(where, f"port {link.a} is cabled to itself; expected two different ports")
-        earlier = self._link_at.get(link.a)
-        if self._keep_repeats and earlier is not None and {earlier.a, earlier.b} == {link.a, link.b}:
-            self.repeated.append((link, where, self.used[link.a]))
-            return
-        for end in (link.a, link.b):
-            if end in self.used:
-                raise InputError(where, f"port {end} is cabled twice (first at {self.used[end]})")
-        for end in (link.a, link.b):
-            self.used[end] = where
-            self._link_at[end] = link
+        if a == z:
+            raise InputError(where, f"port {a} is cabled to itself; expected two different ports")
+        if a in used or z in used:
+            earlier = self._link_at.get(a)
+            if earlier is not None and {earlier.a, earlier.b} == {a, z}:
+                self.repeated.append((link, where, used[a]))
+                return
+            end = a if a in used else z
+            raise InputError(where, f"port {end} is cabled twice (first at {used[end]})")
+        used[a] = used[z] = where
+        if self._keep_repeats:
+            self._link_at[a] = self._link_at[z] = link
         self.links.append(link)
 
 
@@ -303,6 +304,7 @@ def expand_topology(spec: InventorySpec, topo: Topology, where: str) -> FabricBu
             name = fmt.device(names.spine, "names.spine", su=su, spine=s)
             spine_names[(su, s)] = name
             b.add_device(Device(name, Role.SPINE, plat.switch, su=su), f"{where}: topology.names.spine")
+    host_nics = _host_nics(topo, fmt, where)
     for su in range(1, topo.scalable_units + 1):
         for rail in range(1, topo.rails + 1):
             leaf = fmt.device(names.leaf, "names.leaf", su=su, rail=rail)
@@ -312,14 +314,7 @@ def expand_topology(spec: InventorySpec, topo: Topology, where: str) -> FabricBu
         for k in range(1, topo.servers_per_su + 1):
             server = (su - 1) * topo.servers_per_su + k
             host_name = fmt.device(names.server, "names.server", su=su, k=k, server=server)
-            nics = [
-                Nic(
-                    rail=rail,
-                    netdev=fmt.netdev(names.nic_netdev, "names.nic_netdev", rail=rail, nic0=rail - 1),
-                    rdma_device=fmt.netdev(names.rdma_device, "names.rdma_device", rail=rail, nic0=rail - 1),
-                )
-                for rail in range(1, topo.rails + 1)
-            ]
+            nics = list(host_nics)
             b.add_device(
                 Device(host_name, Role.HOST, plat.host, su=su, nics=nics), f"{where}: topology.names.server"
             )
@@ -336,6 +331,28 @@ def expand_topology(spec: InventorySpec, topo: Topology, where: str) -> FabricBu
                 b.add_link(link, f"{where}: topology.host_links")
     _expand_spines(b, topo, spine_names, fmt, where)
     return b
+
+
+def _host_nics(topo: Topology, fmt: _Fmt, where: str) -> tuple[Nic, ...]:
+    """The NICs every server has, one per rail (the same names on every server)."""
+    nics = tuple(
+        Nic(
+            rail=rail,
+            netdev=fmt.netdev(topo.names.nic_netdev, "names.nic_netdev", rail=rail, nic0=rail - 1),
+            rdma_device=fmt.netdev(topo.names.rdma_device, "names.rdma_device", rail=rail, nic0=rail - 1),
+        )
+        for rail in range(1, topo.rails + 1)
+    )
+    for field, attr in (("nic_netdev", "netdev"), ("rdma_device", "rdma_device")):
+        made = [getattr(n, attr) for n in nics]
+        repeated = next((m for m in made if made.count(m) > 1), None)
+        if repeated is not None:
+            raise InputError(
+                f"{where}: topology.names.{field}",
+                f"pattern {getattr(topo.names, field)!r} makes {repeated!r} for more than one rail; expected "
+                "a name per rail (with {rail} or {nic0})",
+            )
+    return nics
 
 
 def _expand_spines(b: FabricBuilder, topo: Topology, spine_names: dict, fmt: _Fmt, where: str) -> None:

@@ -1046,6 +1046,11 @@ def test_pattern_that_outgrows_the_name_limit(tmp_path: Path, capsys: pytest.Cap
             "spine: {count: 1}\n  names: {leaf: 'leaf-r{rail}', spine: 'leaf-r{spine}'}",
             ["topology.names.leaf: duplicate device name 'leaf-r1'"],
         ),
+        (
+            "spine: {count: 1}",
+            "spine: {count: 1}\n  names: {nic_netdev: 'ens1f0'}",
+            ["topology.names.nic_netdev", "'ens1f0' for more than one rail", "{rail}"],
+        ),
     ],
 )
 def test_compact_form_that_contradicts_itself(
