@@ -44,6 +44,9 @@ NetdevName = Annotated[str, AfterValidator(safe_netdev)]
 Speed = Annotated[int, Field(ge=MIN_SPEED_GBPS, le=MAX_SPEED_GBPS, description="Gb/s")]
 CableLength = Annotated[float, Field(gt=0, le=MAX_CABLE_M, description="metres")]
 Count = Annotated[int, Field(ge=1, le=MAX_COUNT)]
+# A path in an inventory, relative to it (PATH_MAX is 4,096 on Linux).
+FilePath = Annotated[str, Field(min_length=1, max_length=4096)]
+EnvName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")]
 PortNumber = Annotated[int, Field(ge=0, le=MAX_PORT)]
 
 
@@ -200,15 +203,17 @@ class Platforms(_Strict):
 class Credentials(_Strict):
     """Where login credentials come from. Never the inventory itself."""
 
-    username_env: str = "NETCFG_USERNAME"
-    password_env: str = "NETCFG_PASSWORD"
-    file: str | None = Field(None, description="YAML file with username/password, relative to inventory.")
+    username_env: EnvName = "NETCFG_USERNAME"
+    password_env: EnvName = "NETCFG_PASSWORD"
+    file: FilePath | None = Field(
+        None, description="YAML file with username/password, relative to inventory."
+    )
 
 
 class Connection(_Strict):
     hostname: HostnamePattern = Field("{name}", description="Management address pattern; {name} = device.")
     port: int = Field(22, ge=1, le=65535)
-    connections_file: str | None = Field(
+    connections_file: FilePath | None = Field(
         None, description="JSON map device -> {hostname, port} (the lab writes one), relative to inventory."
     )
 
@@ -222,14 +227,14 @@ class CablingDefaultsSpec(_Strict):
 
 class InventorySpec(_Strict):
     name: DeviceName
-    policy: str = "roce-lossless"
+    policy: FilePath = "roce-lossless"
     rails: int | None = Field(None, ge=1, le=64, description="Rail count (explicit form).")
     platforms: Platforms = Platforms()
     credentials: Credentials = Credentials()
     connection: Connection = Connection()
     topology: Topology | None = None
     devices: list[DeviceSpec] = Field(default_factory=list, max_length=MAX_DEVICES)
-    cabling: str | None = Field(
+    cabling: FilePath | None = Field(
         None, description="Cabling CSV (netcfg's columns or a NetBox cable export), relative to this file."
     )
     cabling_defaults: CablingDefaultsSpec = CablingDefaultsSpec()

@@ -904,12 +904,15 @@ def test_snapshot_device_that_is_not_a_folder(tmp_path: Path, capsys: pytest.Cap
 
 
 @pytest.mark.parametrize("how", ["latin-1", "nul"])
-def test_snapshot_output_that_is_not_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str):
+@pytest.mark.parametrize("file", ["leaf-su1-r1/show_running-config.txt", "meta.json"])
+def test_snapshot_file_that_is_not_utf8(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str, file: str
+):
     inventory, snapshot = lab_snapshot(tmp_path)
-    output = snapshot / "leaf-su1-r1" / "show_running-config.txt"
+    output = snapshot / file
     output.write_bytes(_encoded(output.read_text(encoding="utf-8"), how))
     err = error_of(capsys, "check", inventory, "--snapshot", snapshot)
-    assert "show_running-config.txt:3:" in err
+    assert f"{output}:3:" in err
     assert "expected UTF-8" in err
 
 
