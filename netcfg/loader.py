@@ -163,6 +163,9 @@ def describe_validation_error(path: Path, node: yaml.Node | None, exc: Validatio
         given = _given(err.get("input")) if err["type"].endswith(_TYPE_ERRORS) else ""
         if given:
             expected = f"{expected} (got {given})"
+        if err["type"] == "string_type" and isinstance(err.get("input"), int | float):
+            # YAML reads 4.30 as the number 4.3: a version or name must be quoted to stay as written.
+            expected += "; quote it to keep it as written"
     where = f"{path}:{line}" if line else str(path)
     return InputError(f"{where}: {field}", expected)
 

@@ -193,6 +193,12 @@ class Policy(_Strict):
             raise ValueError(
                 f"roce.priority and cnp.priority are both {self.roce.priority}: they must differ"
             )
+        tos = self.host.roce_tos
+        if tos is not None and tos >> 2 != self.roce.dscp:
+            raise ValueError(
+                f"host.roce_tos {tos} carries DSCP {tos >> 2}, not roce.dscp {self.roce.dscp}: expected "
+                f"{self.roce.dscp << 2 | 2} (DSCP << 2 with ECT(0)), or leave it out"
+            )
         return self
 
     @property

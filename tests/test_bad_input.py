@@ -617,7 +617,11 @@ def test_yaml_merge_keys_are_not_duplicates(tmp_path: Path, capsys: pytest.Captu
             "name: p\nfirmware:\n  eos: {minimum: latest}\n",
             ["policy.yaml:3: firmware.eos.minimum", "'latest' cannot be compared"],
         ),
-        ("name: p\nfirmware:\n  eos: {allowed: [4.31]}\n", ["firmware.eos.allowed.0", "string", "got 4.31"]),
+        ("name: p\nfirmware:\n  eos: {allowed: [4.30]}\n", ["firmware.eos.allowed.0", "got 4.3", "quote it"]),
+        (
+            "name: p\nhost: {roce_tos: 96}\n",
+            ["policy.yaml:1:", "roce_tos 96 carries DSCP 24", "expected 106"],
+        ),
         ("name: p\nfirmware:\n  eos: {}\n", ["firmware.eos", "'allowed' or 'minimum'"]),
         (
             "name: p\nmtu: {switch: 9000, host: 9214}\n",

@@ -41,7 +41,7 @@ def policies(draw: st.DrawFn) -> Policy:
             },
             "mtu": {"switch": switch_mtu, "host": draw(st.integers(1500, switch_mtu))},
             "host": {
-                "roce_tos": draw(st.none() | st.integers(0, 255)),
+                "roce_tos": draw(st.none() | st.integers(0, 3).map(lambda ecn: roce_dscp << 2 | ecn)),
                 "min_time_between_cnps_us": draw(st.integers(0, 100)),
                 "dcqcn": {
                     "rpg_time_reset": draw(st.integers(1, 3000)),
