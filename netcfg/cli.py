@@ -18,9 +18,9 @@ from netcfg.checks import RULES, Finding, Severity, run_checks
 from netcfg.drift import Change, snapshot_drift
 from netcfg.errors import InputError, Interrupted, OutputError
 from netcfg.explain import explain_headroom
-from netcfg.generate import write_generated_inventory
+from netcfg.generate import fabric_name, whole_number, write_generated_inventory
 from netcfg.interrupt import raise_on_signals
-from netcfg.inventory import inventory_file, load_fabric
+from netcfg.inventory import MAX_COUNT, inventory_file, load_fabric
 from netcfg.model import Fabric
 from netcfg.nornir_inventory import Login, read_connections, read_login
 from netcfg.output import write_report
@@ -439,10 +439,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g = inv.add_parser("generate", help="write a large rail-optimised inventory (32,768 GPUs by default)")
     g.add_argument("-o", "--output", required=True, help="folder to write fabric.yaml into")
-    g.add_argument("--name", default="gen")
-    g.add_argument("--scalable-units", type=int, default=128)
-    g.add_argument("--servers-per-su", type=int, default=32)
-    g.add_argument("--rails", type=int, default=8)
+    g.add_argument("--name", type=fabric_name, default="gen", help="fabric name (default gen)")
+    g.add_argument("--scalable-units", type=whole_number(1, MAX_COUNT), default=128, help="SUs (default 128)")
+    g.add_argument(
+        "--servers-per-su", type=whole_number(1, MAX_COUNT), default=32, help="servers per SU (default 32)"
+    )
+    g.add_argument("--rails", type=whole_number(1, 64), default=8, help="rails = NICs per server (default 8)")
 
     lab = sub.add_parser("lab", help="the simulated fabric").add_subparsers(
         dest="lab_command", required=True, parser_class=_Parser

@@ -42,9 +42,12 @@ def read_bytes(path: Path, what: str, max_bytes: int = MAX_TEXT_BYTES) -> bytes:
     if info.st_size > max_bytes:
         raise InputError(str(path), f"{what} is {info.st_size:,} bytes; expected at most {max_bytes:,}")
     try:
-        # O_NONBLOCK: a FIFO put in the file's place after the check must not block the read.
+        # O_NONBLOCK: a FIFO put in the file's place after the check must not block the open; the
+        # fstat then refuses it before anything is read.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise InputError(str(path), f"changed while being read; expected {what} as a regular file")
             data = fh.read(max_bytes + 1)
     except PermissionError:
         raise InputError(str(path), f"cannot read {what}: permission denied") from None

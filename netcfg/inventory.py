@@ -1,74 +1,92 @@
 """Fabric inventory: a compact rail-optimised description or explicit devices plus a cabling CSV.
 
 Both forms expand into the same `Fabric`. Every name and interface is checked against a strict
-pattern before it can reach a template, so inventory data can never inject a CLI line.
+pattern before it can reach a template (see `netcfg.naming`), so inventory data can never inject a
+CLI line. A compact description is refused, before anything is built, when it would expand beyond
+MAX_DEVICES devices or MAX_LINKS links.
 """
 
 from __future__ import annotations
 
-import csv
-import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Literal
 
+import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from netcfg.cabling import MAX_CABLE_M, MAX_SPEED_GBPS, MIN_SPEED_GBPS, CablingDefaults, read_cabling
 from netcfg.errors import InputError
-from netcfg.loader import describe_validation_error, read_yaml
-from netcfg.model import Device, Endpoint, Fabric, Link, Nic, Role
+from netcfg.loader import describe_validation_error, line_of, read_yaml
+from netcfg.model import SWITCH_ROLES, Device, Endpoint, Fabric, Link, Nic, Role
+from netcfg.naming import (
+    format_name,
+    pattern_of,
+    placeholders_of,
+    safe_device_name,
+    safe_interface,
+    safe_netdev,
+)
 from netcfg.platforms import get_platform, platform_names
 
-_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,63}$")
-_SAFE_PATTERN = re.compile(r"^[A-Za-z0-9._:/{}-]{1,64}$")
+# Ten times the 32,768-GPU fabric `netcfg inventory generate` writes by default (6,400 devices,
+# 98,304 links) is about 64,000 devices and 1,000,000 links; these leave room beyond that while
+# keeping a mistyped count from exhausting memory.
+MAX_DEVICES = 1_000_000
+MAX_LINKS = 4_000_000
+# Per-field bounds: far beyond any fabric, small enough that products of them stay computable.
+MAX_COUNT = 100_000
+MAX_PORT = 100_000
+MAX_LINKS_PER_LEAF = 64
+
+DeviceName = Annotated[str, AfterValidator(safe_device_name)]
+NetdevName = Annotated[str, AfterValidator(safe_netdev)]
+Speed = Annotated[int, Field(ge=MIN_SPEED_GBPS, le=MAX_SPEED_GBPS, description="Gb/s")]
+CableLength = Annotated[float, Field(gt=0, le=MAX_CABLE_M, description="metres")]
+Count = Annotated[int, Field(ge=1, le=MAX_COUNT)]
+# A path in an inventory, relative to it (PATH_MAX is 4,096 on Linux).
+FilePath = Annotated[str, Field(min_length=1, max_length=4096)]
+EnvName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")]
+PortNumber = Annotated[int, Field(ge=0, le=MAX_PORT)]
 
 
-def _safe_name(value: str) -> str:
-    if not _SAFE_NAME.fullmatch(value):
-        raise ValueError(
-            f"{value!r} is not a safe name: expected letters, digits and . _ : / - only "
-            "(no spaces, newlines, ';' or '!' that could inject a CLI line)"
-        )
-    return value
-
-
-def _safe_pattern(value: str) -> str:
-    if not _SAFE_PATTERN.fullmatch(value):
-        raise ValueError(
-            f"{value!r} is not a safe naming pattern: expected letters, digits, . _ : / - and "
-            "{placeholders} only"
-        )
-    return value
-
-
-SafeName = Annotated[str, AfterValidator(_safe_name)]
-SafePattern = Annotated[str, AfterValidator(_safe_pattern)]
+ServerPattern = Annotated[str, AfterValidator(pattern_of(safe_device_name, "su", "k", "server"))]
+LeafPattern = Annotated[str, AfterValidator(pattern_of(safe_device_name, "su", "rail"))]
+SpinePattern = Annotated[str, AfterValidator(pattern_of(safe_device_name, "su", "spine"))]
+SuperspinePattern = Annotated[str, AfterValidator(pattern_of(safe_device_name, "plane", "superspine"))]
+NicPattern = Annotated[str, AfterValidator(pattern_of(safe_netdev, "rail", "nic0"))]
+HostPortPattern = Annotated[str, AfterValidator(pattern_of(safe_interface, "port", "k"))]
+PortPattern = Annotated[str, AfterValidator(pattern_of(safe_interface, "port"))]
+HostnamePattern = Annotated[str, AfterValidator(pattern_of(safe_interface, "name"))]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict: YAML gives real types, so `true` or 3.0 where a whole number belongs is a mistake to
+    # report, not a value to coerce.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
 
 class Names(_Strict):
-    """Naming patterns. Placeholders: su, rail, k (server in SU), server (global), spine, plane,
-    superspine, nic0 (rail - 1)."""
+    """Naming patterns: plain {placeholder} or zero-padded {placeholder:03d}. Placeholders: su, rail,
+    k (server in SU), server (global), spine, plane, superspine, nic0 (rail - 1)."""
 
-    server: SafePattern = Field("gpu{server:02d}", description="GPU server name, e.g. gpu{server:02d}.")
-    leaf: SafePattern = Field("leaf-su{su}-r{rail}", description="Leaf name: one leaf per rail per SU.")
-    spine: SafePattern = Field("spine{spine}", description="Spine name; {spine} counts from 1.")
-    superspine: SafePattern = Field(
+    server: ServerPattern = Field("gpu{server:02d}", description="GPU server name, e.g. gpu{server:02d}.")
+    leaf: LeafPattern = Field("leaf-su{su}-r{rail}", description="Leaf name: one leaf per rail per SU.")
+    spine: SpinePattern = Field("spine{spine}", description="{su} only with spine.scope su")
+    superspine: SuperspinePattern = Field(
         "superspine-p{plane}-{superspine}", description="Super-spine name (three-tier fabrics)."
     )
-    nic_netdev: SafePattern = Field("eth{nic0}", description="Linux netdev of the NIC of each rail.")
-    rdma_device: SafePattern = Field("mlx5_{nic0}", description="RDMA device of the NIC of each rail.")
+    nic_netdev: NicPattern = Field("eth{nic0}", description="Linux netdev of the NIC of each rail.")
+    rdma_device: NicPattern = Field("mlx5_{nic0}", description="RDMA device of the NIC of each rail.")
 
 
 class HostLinks(_Strict):
     """Server NIC to leaf cables."""
 
-    speed_gbps: int = Field(400, gt=0, description="Link speed, Gb/s.")
-    cable_m: float = Field(3, gt=0, description="Cable length, metres (sizes PFC headroom).")
-    leaf_port: SafePattern = Field("Ethernet{port}", description="port = leaf_first_port + k - 1")
-    leaf_first_port: int = Field(1, ge=0, description="Leaf port of the first server of an SU.")
+    speed_gbps: Speed = Field(400, description="Link speed, Gb/s.")
+    cable_m: CableLength = Field(3, description="Cable length, metres (sizes PFC headroom).")
+    leaf_port: HostPortPattern = Field("Ethernet{port}", description="port = leaf_first_port + k - 1")
+    leaf_first_port: PortNumber = Field(1, description="Leaf port of the first server of an SU.")
 
 
 class SpineTier(_Strict):
@@ -77,35 +95,37 @@ class SpineTier(_Strict):
     scope: Literal["fabric", "su"] = Field(
         "fabric", description="fabric: every leaf to the same spines; su: each SU has its own spines"
     )
-    count: int = Field(ge=1, description="Spines per scope.")
-    links_per_leaf: int = Field(1, ge=1, description="Parallel links between one leaf and one spine.")
-    speed_gbps: int = Field(400, gt=0, description="Link speed, Gb/s.")
-    cable_m: float = Field(30, gt=0, description="Cable length, metres (sizes PFC headroom).")
-    leaf_port: SafePattern = Field("Ethernet{port}", description="Leaf uplink port name pattern.")
-    leaf_first_port: int = Field(31, ge=0, description="First leaf uplink port number.")
-    spine_port: SafePattern = Field("Ethernet{port}", description="Spine downlink port name pattern.")
-    spine_first_port: int = Field(1, ge=0, description="First spine downlink port number.")
+    count: Count = Field(description="Spines per scope.")
+    links_per_leaf: int = Field(
+        1, ge=1, le=MAX_LINKS_PER_LEAF, description="Parallel links between one leaf and one spine."
+    )
+    speed_gbps: Speed = Field(400, description="Link speed, Gb/s.")
+    cable_m: CableLength = Field(30, description="Cable length, metres (sizes PFC headroom).")
+    leaf_port: PortPattern = Field("Ethernet{port}", description="Leaf uplink port name pattern.")
+    leaf_first_port: PortNumber = Field(31, description="First leaf uplink port number.")
+    spine_port: PortPattern = Field("Ethernet{port}", description="Spine downlink port name pattern.")
+    spine_first_port: PortNumber = Field(1, description="First spine downlink port number.")
 
 
 class SuperspineTier(_Strict):
     """Spine to super-spine cables (three-tier fabrics)."""
 
-    per_plane: int = Field(ge=1, description="Super-spines per plane; plane p holds spine p of every SU.")
-    speed_gbps: int = Field(400, gt=0, description="Link speed, Gb/s.")
-    cable_m: float = Field(100, gt=0, description="Cable length, metres (sizes PFC headroom).")
-    spine_port: SafePattern = Field("Ethernet{port}", description="Spine uplink port name pattern.")
-    spine_first_port: int = Field(33, ge=0, description="First spine uplink port number.")
-    superspine_port: SafePattern = Field(
+    per_plane: Count = Field(description="Super-spines per plane; plane p holds spine p of every SU.")
+    speed_gbps: Speed = Field(400, description="Link speed, Gb/s.")
+    cable_m: CableLength = Field(100, description="Cable length, metres (sizes PFC headroom).")
+    spine_port: PortPattern = Field("Ethernet{port}", description="Spine uplink port name pattern.")
+    spine_first_port: PortNumber = Field(33, description="First spine uplink port number.")
+    superspine_port: PortPattern = Field(
         "Ethernet{port}", description="Super-spine downlink port name pattern."
     )
-    superspine_first_port: int = Field(1, ge=0, description="First super-spine downlink port number.")
+    superspine_first_port: PortNumber = Field(1, description="First super-spine downlink port number.")
 
 
 class Topology(_Strict):
     """A rail-optimised fabric by counts, naming patterns and cabling rules (the compact form)."""
 
-    scalable_units: int = Field(ge=1, description="Scalable units (SUs): groups of servers and their leaves.")
-    servers_per_su: int = Field(ge=1, description="GPU servers per SU.")
+    scalable_units: Count = Field(description="Scalable units (SUs): groups of servers and their leaves.")
+    servers_per_su: Count = Field(description="GPU servers per SU.")
     rails: int = Field(ge=1, le=64, description="Rails: NICs per server, and leaves per SU.")
     names: Names = Field(Names(), description="Naming patterns of devices and NICs.")
     host_links: HostLinks = Field(HostLinks(), description="Server NIC to leaf cables: speed, length, ports.")
@@ -116,26 +136,61 @@ class Topology(_Strict):
     def _tiers(self) -> Topology:
         if self.superspine is not None and self.spine.scope != "su":
             raise ValueError("a superspine tier needs spine.scope 'su' (per-SU spines to aggregate)")
+        if self.spine.scope == "fabric" and "su" in placeholders_of(self.names.spine):
+            raise ValueError(
+                f"names.spine {self.names.spine!r} uses {{su}}, but spine.scope is 'fabric' (spines "
+                "belong to no SU): expected spine.scope 'su' or a pattern without {su}"
+            )
+        devices, links = self.size()
+        if devices > MAX_DEVICES or links > MAX_LINKS:
+            raise ValueError(
+                f"expands to {devices:,} devices and {links:,} links; expected at most {MAX_DEVICES:,} "
+                f"devices and {MAX_LINKS:,} links (scalable_units x servers_per_su x rails, spine.count, "
+                "superspine.per_plane)"
+            )
         return self
+
+    def size(self) -> tuple[int, int]:
+        """(devices, links) the description expands to, computed without expanding it."""
+        sus, servers, rails, st = self.scalable_units, self.servers_per_su, self.rails, self.spine
+        spines = st.count * (sus if st.scope == "su" else 1)
+        leaves = sus * rails
+        devices = spines + leaves + sus * servers
+        links = sus * servers * rails + leaves * st.count * st.links_per_leaf
+        if self.superspine is not None:
+            devices += st.count * self.superspine.per_plane
+            links += st.count * self.superspine.per_plane * sus
+        return devices, links
 
 
 class NicSpec(_Strict):
     """One NIC of a server (explicit form)."""
 
-    rail: int = Field(ge=1, description="Rail the NIC is cabled to.")
-    netdev: SafeName = Field(description="Linux netdev, e.g. eth0.")
-    rdma_device: SafeName = Field(description="RDMA device, e.g. mlx5_0.")
+    rail: int = Field(ge=1, le=64, description="Rail of a leaf.")
+    netdev: NetdevName = Field(description="Linux netdev, e.g. eth0.")
+    rdma_device: NetdevName = Field(description="RDMA device, e.g. mlx5_0.")
 
 
 class DeviceSpec(_Strict):
     """One device (explicit form)."""
 
-    name: SafeName = Field(description="Device name, as its config file and snapshot folder are named.")
-    role: Role = Field(description="leaf, spine, superspine or host.")
+    name: DeviceName = Field(description="Device name, as its config file and snapshot folder are named.")
+    role: Role = Field(strict=False, description="leaf, spine, superspine or host")
     platform: str | None = Field(None, description="Platform; default from `platforms` by role.")
-    su: int | None = Field(None, ge=1, description="Scalable unit the device belongs to.")
-    rail: int | None = Field(None, ge=1, description="Rail of a leaf.")
+    su: int | None = Field(None, ge=1, le=MAX_COUNT, description="Scalable unit the device belongs to.")
+    rail: int | None = Field(None, ge=1, le=64, description="Rail of a leaf.")
     nics: list[NicSpec] = Field(default_factory=list, description="NICs of a host, one per rail.")
+
+    @model_validator(mode="after")
+    def _nics(self) -> DeviceSpec:
+        if self.nics and self.role in SWITCH_ROLES:
+            raise ValueError(f"a {self.role.value} has no nics: expected nics on hosts only")
+        for attr in ("netdev", "rdma_device"):
+            names = [getattr(n, attr) for n in self.nics]
+            repeated = next((n for n in names if names.count(n) > 1), None)
+            if repeated is not None:
+                raise ValueError(f"two NICs have {attr} {repeated!r}: expected one NIC per {attr}")
+        return self
 
 
 def _known_platform(value: str) -> str:
@@ -153,31 +208,49 @@ class Platforms(_Strict):
     switch: KnownPlatform = Field("eos", description="Platform of leaves and spines.")
     host: KnownPlatform = Field("connectx", description="Platform of GPU servers (their NICs).")
 
+    @model_validator(mode="after")
+    def _kinds(self) -> Platforms:
+        for role, name in (("switch", self.switch), ("host", self.host)):
+            if get_platform(name).kind != role:
+                raise ValueError(
+                    f"{role}: {name!r} is a {get_platform(name).kind} platform; expected a {role} one"
+                )
+        return self
+
 
 class Credentials(_Strict):
     """Where login credentials come from. Never the inventory itself."""
 
-    username_env: str = Field("NETCFG_USERNAME", description="Environment variable holding the username.")
-    password_env: str = Field("NETCFG_PASSWORD", description="Environment variable holding the password.")
-    file: str | None = Field(None, description="YAML file with username/password, relative to inventory.")
+    username_env: EnvName = Field("NETCFG_USERNAME", description="Environment variable holding the username.")
+    password_env: EnvName = Field("NETCFG_PASSWORD", description="Environment variable holding the password.")
+    file: FilePath | None = Field(
+        None, description="YAML file with username/password, relative to inventory."
+    )
 
 
 class Connection(_Strict):
     """How to reach devices over SSH."""
 
-    hostname: SafePattern = Field("{name}", description="Management address pattern; {name} = device.")
+    hostname: HostnamePattern = Field("{name}", description="Management address pattern; {name} = device.")
     port: int = Field(22, ge=1, le=65535, description="SSH port.")
-    connections_file: str | None = Field(
+    connections_file: FilePath | None = Field(
         None, description="JSON map device -> {hostname, port} (the lab writes one), relative to inventory."
     )
+
+
+class CablingDefaultsSpec(_Strict):
+    """Speed and length of cables whose CSV row has none (NetBox exports carry no speed)."""
+
+    speed_gbps: Speed | None = Field(None, description="Speed of a cable whose row has none, Gb/s.")
+    cable_m: CableLength | None = Field(None, description="Length of a cable whose row has none, metres.")
 
 
 class InventorySpec(_Strict):
     """A netcfg inventory (fabric.yaml): the compact form (`topology`) or the explicit form
     (`devices` + `cabling`)."""
 
-    name: SafeName = Field(description="Fabric name, used in reports and snapshot folders.")
-    policy: str = Field(
+    name: DeviceName = Field(description="Fabric name, used in reports and snapshot folders.")
+    policy: FilePath = Field(
         "roce-lossless", description="A bundled policy name, or a policy file relative to this file."
     )
     rails: int | None = Field(None, ge=1, le=64, description="Rail count (explicit form).")
@@ -185,8 +258,15 @@ class InventorySpec(_Strict):
     credentials: Credentials = Field(Credentials(), description="Where login credentials come from.")
     connection: Connection = Field(Connection(), description="SSH address pattern and port of devices.")
     topology: Topology | None = Field(None, description="The compact form of the fabric.")
-    devices: list[DeviceSpec] = Field(default_factory=list, description="Devices (explicit form).")
-    cabling: str | None = Field(None, description="CSV of links, relative to the inventory file.")
+    devices: list[DeviceSpec] = Field(
+        default_factory=list, max_length=MAX_DEVICES, description="Devices (explicit form)."
+    )
+    cabling: FilePath | None = Field(
+        None, description="Cabling CSV (netcfg's columns or a NetBox cable export), relative to this file."
+    )
+    cabling_defaults: CablingDefaultsSpec = Field(
+        CablingDefaultsSpec(), description="Speed and length of cables whose CSV row has none."
+    )
 
     @model_validator(mode="after")
     def _one_form(self) -> InventorySpec:
@@ -201,29 +281,48 @@ class InventorySpec(_Strict):
         return self
 
 
-CABLING_COLUMNS = ("device_a", "interface_a", "device_b", "interface_b", "speed_gbps", "cable_m")
+# Lower tiers first: a link's `a` end is the lower one (host NIC or leaf).
+TIER = {Role.HOST: 0, Role.LEAF: 1, Role.SPINE: 2, Role.SUPERSPINE: 3}
 
 
 class FabricBuilder:
-    """Collects devices and links, refusing duplicates as it goes."""
+    """Collects devices and links, refusing duplicates as it goes.
 
-    def __init__(self) -> None:
+    `keep_repeats`: a row that repeats a cable already listed (the same two ports, either way round)
+    is kept aside in `repeated` for the plan rules instead of refused (explicit form: DCIM exports
+    list a cable twice, and the plan is still usable).
+    """
+
+    def __init__(self, keep_repeats: bool = False) -> None:
         self.devices: dict[str, Device] = {}
         self.links: list[Link] = []
-        self._used: dict[Endpoint, str] = {}
+        self.repeated: list[tuple[Link, str, str]] = []
+        self.used: dict[Endpoint, str] = {}
+        self._link_at: dict[Endpoint, Link] = {}
+        self._keep_repeats = keep_repeats
 
     def add_device(self, device: Device, where: str) -> None:
         if device.name in self.devices:
-            raise InputError(where, f"duplicate device name {device.name!r}")
+            raise InputError(where, f"duplicate device name {device.name!r}; expected each name once")
         self.devices[device.name] = device
 
     def add_link(self, link: Link, where: str) -> None:
-        for end in (link.a, link.b):
+        a, z, used = link.a, link.b, self.used
+        for end in (a, z):
             if end.device not in self.devices:
                 raise InputError(where, f"device {end.device!r} is not in the inventory")
-            if end in self._used:
-                raise InputError(where, f"port {end} is cabled twice (first at {self._used[end]})")
-            self._used[end] = where
+        if a == z:
+            raise InputError(where, f"port {a} is cabled to itself; expected two different ports")
+        if a in used or z in used:
+            earlier = self._link_at.get(a)
+            if earlier is not None and {earlier.a, earlier.b} == {a, z}:
+                self.repeated.append((link, where, used[a]))
+                return
+            end = a if a in used else z
+            raise InputError(where, f"port {end} is cabled twice (first at {used[end]})")
+        used[a] = used[z] = where
+        if self._keep_repeats:
+            self._link_at[a] = self._link_at[z] = link
         self.links.append(link)
 
 
@@ -236,45 +335,65 @@ def expand_topology(spec: InventorySpec, topo: Topology, where: str) -> FabricBu
     spine_names: dict[tuple[int | None, int], str] = {}
     for su in spine_scopes:
         for s in range(1, topo.spine.count + 1):
-            name = fmt(names.spine, "names.spine", su=su, spine=s)
+            name = fmt.device(names.spine, "names.spine", su=su, spine=s)
             spine_names[(su, s)] = name
-            b.add_device(Device(name, Role.SPINE, plat.switch, su=su), where)
+            b.add_device(Device(name, Role.SPINE, plat.switch, su=su), f"{where}: topology.names.spine")
+    host_nics = _host_nics(topo, fmt, where)
     for su in range(1, topo.scalable_units + 1):
         for rail in range(1, topo.rails + 1):
-            leaf = fmt(names.leaf, "names.leaf", su=su, rail=rail)
-            b.add_device(Device(leaf, Role.LEAF, plat.switch, su=su, rail=rail), where)
+            leaf = fmt.device(names.leaf, "names.leaf", su=su, rail=rail)
+            b.add_device(
+                Device(leaf, Role.LEAF, plat.switch, su=su, rail=rail), f"{where}: topology.names.leaf"
+            )
         for k in range(1, topo.servers_per_su + 1):
             server = (su - 1) * topo.servers_per_su + k
-            host_name = fmt(names.server, "names.server", su=su, k=k, server=server)
-            nics = [
-                Nic(
-                    rail=rail,
-                    netdev=fmt(names.nic_netdev, "names.nic_netdev", rail=rail, nic0=rail - 1),
-                    rdma_device=fmt(names.rdma_device, "names.rdma_device", rail=rail, nic0=rail - 1),
-                )
-                for rail in range(1, topo.rails + 1)
-            ]
-            b.add_device(Device(host_name, Role.HOST, plat.host, su=su, nics=nics), where)
+            host_name = fmt.device(names.server, "names.server", su=su, k=k, server=server)
+            nics = list(host_nics)
+            b.add_device(
+                Device(host_name, Role.HOST, plat.host, su=su, nics=nics), f"{where}: topology.names.server"
+            )
             for nic in nics:
-                leaf = fmt(names.leaf, "names.leaf", su=su, rail=nic.rail)
+                leaf = fmt.device(names.leaf, "names.leaf", su=su, rail=nic.rail)
                 port = topo.host_links.leaf_first_port + k - 1
-                leaf_if = fmt(topo.host_links.leaf_port, "host_links.leaf_port", port=port, k=k)
+                leaf_if = fmt.port(topo.host_links.leaf_port, "host_links.leaf_port", port=port, k=k)
                 link = Link(
                     Endpoint(host_name, nic.netdev),
                     Endpoint(leaf, leaf_if),
                     topo.host_links.speed_gbps,
                     topo.host_links.cable_m,
                 )
-                b.add_link(link, where)
+                b.add_link(link, f"{where}: topology.host_links")
     _expand_spines(b, topo, spine_names, fmt, where)
     return b
+
+
+def _host_nics(topo: Topology, fmt: _Fmt, where: str) -> tuple[Nic, ...]:
+    """The NICs every server has, one per rail (the same names on every server)."""
+    nics = tuple(
+        Nic(
+            rail=rail,
+            netdev=fmt.netdev(topo.names.nic_netdev, "names.nic_netdev", rail=rail, nic0=rail - 1),
+            rdma_device=fmt.netdev(topo.names.rdma_device, "names.rdma_device", rail=rail, nic0=rail - 1),
+        )
+        for rail in range(1, topo.rails + 1)
+    )
+    for field, attr in (("nic_netdev", "netdev"), ("rdma_device", "rdma_device")):
+        made = [getattr(n, attr) for n in nics]
+        repeated = next((m for m in made if made.count(m) > 1), None)
+        if repeated is not None:
+            raise InputError(
+                f"{where}: topology.names.{field}",
+                f"pattern {getattr(topo.names, field)!r} makes {repeated!r} for more than one rail; expected "
+                "a name per rail (with {rail} or {nic0})",
+            )
+    return nics
 
 
 def _expand_spines(b: FabricBuilder, topo: Topology, spine_names: dict, fmt: _Fmt, where: str) -> None:
     st = topo.spine
     for su in range(1, topo.scalable_units + 1):
         for rail in range(1, topo.rails + 1):
-            leaf = fmt(topo.names.leaf, "names.leaf", su=su, rail=rail)
+            leaf = fmt.device(topo.names.leaf, "names.leaf", su=su, rail=rail)
             # Leaf position among the leaves that share a spine: per SU or fabric-wide.
             leaf_index = rail if st.scope == "su" else (su - 1) * topo.rails + rail
             for s in range(1, st.count + 1):
@@ -282,149 +401,157 @@ def _expand_spines(b: FabricBuilder, topo: Topology, spine_names: dict, fmt: _Fm
                 for j in range(1, st.links_per_leaf + 1):
                     up = (s - 1) * st.links_per_leaf + j
                     down = (leaf_index - 1) * st.links_per_leaf + j
-                    a = Endpoint(leaf, fmt(st.leaf_port, "spine.leaf_port", port=st.leaf_first_port + up - 1))
-                    z = Endpoint(
-                        spine, fmt(st.spine_port, "spine.spine_port", port=st.spine_first_port + down - 1)
+                    a = Endpoint(
+                        leaf, fmt.port(st.leaf_port, "spine.leaf_port", port=st.leaf_first_port + up - 1)
                     )
-                    b.add_link(Link(a, z, st.speed_gbps, st.cable_m), where)
+                    z = Endpoint(
+                        spine,
+                        fmt.port(st.spine_port, "spine.spine_port", port=st.spine_first_port + down - 1),
+                    )
+                    b.add_link(Link(a, z, st.speed_gbps, st.cable_m), f"{where}: topology.spine")
     ss = topo.superspine
     if ss is None:
         return
     for plane in range(1, st.count + 1):
         for q in range(1, ss.per_plane + 1):
-            name = fmt(topo.names.superspine, "names.superspine", plane=plane, superspine=q)
-            b.add_device(Device(name, Role.SUPERSPINE, b.devices[spine_names[(1, 1)]].platform), where)
+            name = fmt.device(topo.names.superspine, "names.superspine", plane=plane, superspine=q)
+            b.add_device(
+                Device(name, Role.SUPERSPINE, b.devices[spine_names[(1, 1)]].platform),
+                f"{where}: topology.names.superspine",
+            )
             for su in range(1, topo.scalable_units + 1):
                 spine = spine_names[(su, plane)]
                 a = Endpoint(
-                    spine, fmt(ss.spine_port, "superspine.spine_port", port=ss.spine_first_port + q - 1)
+                    spine, fmt.port(ss.spine_port, "superspine.spine_port", port=ss.spine_first_port + q - 1)
                 )
                 z = Endpoint(
                     name,
-                    fmt(
+                    fmt.port(
                         ss.superspine_port,
                         "superspine.superspine_port",
                         port=ss.superspine_first_port + su - 1,
                     ),
                 )
-                b.add_link(Link(a, z, ss.speed_gbps, ss.cable_m), where)
+                b.add_link(Link(a, z, ss.speed_gbps, ss.cable_m), f"{where}: topology.superspine")
 
 
 class _Fmt:
-    """Formats a naming pattern, turning a bad placeholder into an InputError."""
+    """Formats naming patterns (checked by the schema), checking each name made for its kind."""
 
     def __init__(self, where: str) -> None:
         self.where = where
         self.cache: dict[tuple, str] = {}
 
-    def __call__(self, pattern: str, field: str, **values: int | None) -> str:
+    def device(self, pattern: str, field: str, **values: int | None) -> str:
+        return self._format(pattern, field, safe_device_name, values)
+
+    def netdev(self, pattern: str, field: str, **values: int | None) -> str:
+        return self._format(pattern, field, safe_netdev, values)
+
+    def port(self, pattern: str, field: str, **values: int | None) -> str:
+        return self._format(pattern, field, safe_interface, values)
+
+    def _format(
+        self, pattern: str, field: str, check: Callable[[str], str], values: dict[str, int | None]
+    ) -> str:
         key = (pattern, *values.items())
         hit = self.cache.get(key)
         if hit is not None:
             return hit
         try:
-            out = pattern.format(**values)
-        except (KeyError, IndexError, ValueError) as exc:
+            out = check(format_name(pattern, values))
+        except KeyError as exc:
             raise InputError(
                 f"{self.where}: topology.{field}",
-                f"pattern {pattern!r} uses an unknown placeholder ({exc}); available: {', '.join(values)}",
+                f"pattern {pattern!r} uses {{{exc.args[0]}}}, which has no value here; available: "
+                + ", ".join("{" + k + "}" for k, v in values.items() if v is not None),
             ) from None
-        _safe_name(out)
+        except ValueError as exc:
+            raise InputError(
+                f"{self.where}: topology.{field}", f"pattern {pattern!r} makes a name that fails: {exc}"
+            ) from None
         self.cache[key] = out
         return out
 
 
-def expand_explicit(spec: InventorySpec, base: Path, where: str) -> FabricBuilder:
-    b = FabricBuilder()
+def expand_explicit(
+    spec: InventorySpec, base: Path, where: str, node: yaml.Node | None = None
+) -> FabricBuilder:
+    """Devices as listed (errors name their line in `node`, the composed YAML), links from the CSV."""
+    b = FabricBuilder(keep_repeats=True)
     rails = spec.rails or 0
     for i, d in enumerate(spec.devices):
-        loc = f"{where}: devices.{i}"
+        line = line_of(node, ("devices", i)) if node is not None else None
+        loc = f"{where}:{line}: devices.{i}" if line else f"{where}: devices.{i}"
         platform = d.platform or (spec.platforms.host if d.role == Role.HOST else spec.platforms.switch)
         if platform not in platform_names():
             raise InputError(
                 f"{loc}.platform",
                 f"unknown platform {platform!r}: expected one of {', '.join(platform_names())}",
             )
+        kind, needed = get_platform(platform).kind, "host" if d.role == Role.HOST else "switch"
+        if kind != needed:
+            raise InputError(
+                f"{loc}.platform", f"{platform!r} is a {kind} platform; a {d.role.value} needs a {needed} one"
+            )
         for rail in [d.rail, *(n.rail for n in d.nics)]:
             if rail is not None and rail > rails:
                 raise InputError(f"{loc}", f"rail {rail} is outside 1..{rails}")
-        nics = [Nic(n.rail, n.netdev, n.rdma_device) for n in d.nics]
+        # Rail order, as the compact form builds them.
+        nics = sorted((Nic(n.rail, n.netdev, n.rdma_device) for n in d.nics), key=lambda n: n.rail)
         b.add_device(Device(d.name, d.role, platform, su=d.su, rail=d.rail, nics=nics), loc)
     assert spec.cabling is not None
-    for link, row_where in read_cabling(base / spec.cabling):
-        b.add_link(link, row_where)
+    defaults = CablingDefaults(spec.cabling_defaults.speed_gbps, spec.cabling_defaults.cable_m)
+    for link, row_where in read_cabling(base / spec.cabling, defaults):
+        b.add_link(_lower_end_first(link, b.devices), row_where)
     return b
 
 
-def read_cabling(path: Path) -> list[tuple[Link, str]]:
-    """Links from a DCIM-style cabling CSV, one row per cable."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError:
-        raise InputError(str(path), "cabling CSV not found or unreadable") from None
-    # Keep line ends: a quoted newline then stays in its field (and is refused as unsafe), and
-    # `line_num` counts physical lines, blank ones included.
-    rows = csv.DictReader(text.splitlines(keepends=True))
-    missing = [c for c in CABLING_COLUMNS if c not in (rows.fieldnames or [])]
-    if missing:
-        raise InputError(
-            f"{path}:1", f"missing column(s) {', '.join(missing)}; expected {','.join(CABLING_COLUMNS)}"
-        )
-    out = []
-    for row in rows:
-        where = f"{path}:{rows.line_num}"
-        try:
-            ends = [_safe_name(row[c] or "") for c in CABLING_COLUMNS[:4]]
-            speed, cable = int(row["speed_gbps"] or ""), float(row["cable_m"] or "")
-        except ValueError as exc:
-            raise InputError(where, f"bad cabling row: {exc}") from None
-        out.append((Link(Endpoint(ends[0], ends[1]), Endpoint(ends[2], ends[3]), speed, cable), where))
-    return out
-
-
-def write_cabling(fabric: Fabric, path: Path) -> None:
-    with path.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh, lineterminator="\n")
-        w.writerow(CABLING_COLUMNS)
-        for link in fabric.links:
-            cable = int(link.cable_m) if link.cable_m == int(link.cable_m) else link.cable_m
-            w.writerow(
-                [link.a.device, link.a.interface, link.b.device, link.b.interface, link.speed_gbps, cable]
-            )
+def _lower_end_first(link: Link, devices: dict[str, Device]) -> Link:
+    """A DCIM export lists either end first; the model keeps the lower tier as `a`."""
+    a, z = devices.get(link.a.device), devices.get(link.b.device)
+    if a is not None and z is not None and TIER[a.role] > TIER[z.role]:
+        return Link(link.b, link.a, link.speed_gbps, link.cable_m)
+    return link
 
 
 def inventory_file(path: Path) -> Path:
     """An inventory is a YAML file, or a folder holding `fabric.yaml`."""
     if path.is_dir():
         candidate = path / "fabric.yaml"
-        if not candidate.is_file():
-            raise InputError(str(path), "folder has no fabric.yaml (expected an inventory file or folder)")
+        try:
+            candidate.lstat()
+        except FileNotFoundError:
+            raise InputError(
+                str(path), "folder has no fabric.yaml (expected an inventory file or folder)"
+            ) from None
+        except OSError:
+            pass  # unreadable: read_yaml names why
         return candidate
-    if not path.exists():
-        raise InputError(str(path), "inventory not found (expected a fabric.yaml or a folder holding one)")
     return path
 
 
-def load_spec(path: Path) -> tuple[InventorySpec, Path]:
+def load_spec(path: Path) -> tuple[InventorySpec, Path, yaml.Node | None]:
     file = inventory_file(path)
-    data, node = read_yaml(file)
+    data, node = read_yaml(file, "inventory (a fabric.yaml, or a folder holding one)")
     if not isinstance(data, dict):
-        raise InputError(str(file), "expected a mapping at the top level")
+        shape = "is empty" if data is None else f"is a {type(data).__name__}"
+        raise InputError(str(file), f"inventory {shape}; expected a mapping at the top level")
     try:
-        return InventorySpec.model_validate(data), file
+        return InventorySpec.model_validate(data), file, node
     except ValidationError as exc:
         raise describe_validation_error(file, node, exc) from None
 
 
 def load_fabric(path: Path) -> Fabric:
     """Load and expand an inventory into a Fabric, validating everything on the way."""
-    spec, file = load_spec(path)
+    spec, file, node = load_spec(path)
     where = str(file)
     if spec.topology is not None:
         builder = expand_topology(spec, spec.topology, where)
         rails = spec.topology.rails
     else:
-        builder = expand_explicit(spec, file.parent, where)
+        builder = expand_explicit(spec, file.parent, where, node)
         rails = spec.rails or 0
     for device in builder.devices.values():
         get_platform(device.platform)
@@ -437,4 +564,6 @@ def load_fabric(path: Path) -> Fabric:
         source=where,
         credentials=spec.credentials,
         connection=spec.connection,
+        cabling_rows=builder.used if spec.topology is None else {},
+        repeated_links=builder.repeated,
     )

@@ -80,6 +80,10 @@ class Fabric:
     # How to reach the devices, as the inventory says (netcfg.inventory.Credentials / Connection).
     credentials: Credentials | None = None
     connection: Connection | None = None
+    # Explicit form only: the cabling CSV row (`file:line`) of each cabled port, and rows that repeat
+    # an earlier cable (the link, its row, the earlier row). Plan rules name these rows.
+    cabling_rows: dict[Endpoint, str] = field(default_factory=dict, repr=False)
+    repeated_links: list[tuple[Link, str, str]] = field(default_factory=list, repr=False)
     # endpoint -> (link, the other end); built once because checks look peers up per interface.
     _peers: dict[Endpoint, tuple[Link, Endpoint]] = field(default_factory=dict, repr=False)
     _by_device: dict[str, list[tuple[Endpoint, Link, Endpoint]]] = field(default_factory=dict, repr=False)

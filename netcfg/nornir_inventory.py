@@ -17,7 +17,6 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
 from nornir.core.inventory import (
     ConnectionOptions,
     Defaults,
@@ -31,6 +30,7 @@ from nornir.core.inventory import (
 
 from netcfg.errors import InputError
 from netcfg.inventory import Connection, Credentials
+from netcfg.loader import line_of, read_yaml
 from netcfg.model import Fabric
 from netcfg.platforms import get_platform
 
@@ -46,19 +46,33 @@ class Login:
 
 
 def read_login(fabric: Fabric) -> Login:
-    """Username and password from the inventory's credentials file, else its environment variables."""
+    """Username and password from the inventory's credentials file, else its environment variables.
+
+    Errors about the file never quote its values: they are secrets.
+    """
     creds = fabric.credentials or Credentials()
     if creds.file:
         path = Path(fabric.source).parent / creds.file
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError):
+        data, node = read_yaml(path, "credentials file")
+        if not isinstance(data, dict):
+            raise InputError(str(path), "expected a mapping with keys 'username' and 'password'")
+        unknown = next((k for k in data if k not in ("username", "password")), None)
+        if unknown is not None:
             raise InputError(
-                str(path), "credentials file missing or not YAML (expected username, password)"
-            ) from None
-        if not isinstance(data, dict) or not {"username", "password"} <= set(data):
-            raise InputError(str(path), "expected keys 'username' and 'password'")
-        return Login(str(data["username"]), str(data["password"]))
+                f"{path}:{line_of(node, (unknown,))}",
+                "a key other than 'username' and 'password' (not shown: it may be a secret); expected "
+                "only those two",
+            )
+        for key in ("username", "password"):
+            if key not in data:
+                raise InputError(str(path), f"key {key!r} is missing; expected 'username' and 'password'")
+            if not isinstance(data[key], str) or not data[key]:
+                # YAML reads 0123 as 83 and yes as true: only a string is the secret as written.
+                raise InputError(
+                    f"{path}:{line_of(node, (key,))}",
+                    f"{key} is not a non-empty string; expected a quoted string",
+                )
+        return Login(data["username"], data["password"])
     user, password = os.environ.get(creds.username_env), os.environ.get(creds.password_env)
     if not user or not password:
         raise InputError(

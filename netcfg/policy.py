@@ -6,18 +6,30 @@ The schema is the documentation: every field carries its default and why it is w
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from netcfg.errors import InputError
 from netcfg.loader import load_model
 from netcfg.resources import data_path
 
+# An ECN threshold above the whole buffer of the largest shallow-buffer switch ASIC (a Tomahawk 5
+# has 165 MB) can never be reached: marking would never start.
+MAX_ECN_KBYTES = 200_000
+# Timers and DCQCN values end up in EOS lines and sysfs files that take 32-bit numbers at most.
+MAX_MS = 60_000
+MAX_SYSFS = 2**31 - 1
+_NAME = re.compile(r"[^\x00-\x1f\x7f]{1,64}")
+_VERSION = re.compile(r"\d+(\.\d+)*([A-Za-z0-9._-]*)", re.ASCII)
+
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict: YAML gives real types, so `true` or 3.0 where a whole number belongs is a mistake to
+    # report, not a value to coerce.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
 
 class TrafficClass(_Strict):
@@ -28,8 +40,16 @@ class TrafficClass(_Strict):
 
 
 class EcnPolicy(_Strict):
-    min_kbytes: int = Field(150, gt=0, description="ECN marking starts here (NVIDIA RoCE default 150 KB).")
-    max_kbytes: int = Field(1500, gt=0, description="Marking reaches max probability here (1,500 KB).")
+    min_kbytes: int = Field(
+        150, gt=0, le=MAX_ECN_KBYTES, description="ECN marking starts here (NVIDIA RoCE default 150 KB)."
+    )
+    max_kbytes: int = Field(
+        1500,
+        gt=0,
+        le=MAX_ECN_KBYTES,
+        description="Marking reaches max probability here (1,500 KB); at most 200,000 KB, more than any "
+        "shallow-buffer switch holds.",
+    )
     probability: int = Field(100, ge=1, le=100, description="Mark probability at max threshold, percent.")
     tolerance_percent: int = Field(
         10, ge=0, le=50, description="Accepted deviation of thresholds: vendors count KB vs KiB differently."
@@ -45,9 +65,13 @@ class EcnPolicy(_Strict):
 class WatchdogPolicy(_Strict):
     enabled: bool = Field(True, description="PFC watchdog on every lossless port (breaks pause storms).")
     action: Literal["drop", "errdisable", "forward"] = Field("drop", description="What the watchdog does.")
-    detection_ms: int = Field(200, gt=0, description="Time a queue may stay paused before mitigation.")
-    restoration_ms: int = Field(200, gt=0, description="Pause-free time before the queue is restored.")
-    polling_ms: int = Field(100, gt=0, description="How often queues are polled.")
+    detection_ms: int = Field(
+        200, gt=0, le=MAX_MS, description="Time a queue may stay paused before mitigation."
+    )
+    restoration_ms: int = Field(
+        200, gt=0, le=MAX_MS, description="Pause-free time before the queue is restored."
+    )
+    polling_ms: int = Field(100, gt=0, le=MAX_MS, description="How often queues are polled.")
 
 
 class MtuPolicy(_Strict):
@@ -56,16 +80,27 @@ class MtuPolicy(_Strict):
         9000, ge=1500, le=9216, description="MTU of every host NIC; must not exceed switch MTU."
     )
 
+    @model_validator(mode="after")
+    def _host_fits(self) -> MtuPolicy:
+        if self.host > self.switch:
+            raise ValueError(
+                f"host MTU {self.host} is above switch MTU {self.switch}: expected host <= switch "
+                "(jumbo RoCE frames would be dropped at the leaf)"
+            )
+        return self
+
 
 class DcqcnPolicy(_Strict):
     """ConnectX DCQCN reaction-point parameters (sysfs `ecn/roce_rp/*`), NVIDIA defaults."""
 
-    rpg_time_reset: int = Field(300, ge=1, description="Rate-increase timer, microseconds.")
-    rpg_byte_reset: int = Field(32767, ge=1, description="Byte counter for rate increase, bytes.")
-    rpg_ai_rate: int = Field(5, ge=1, description="Additive increase, Mb/s.")
-    rpg_hai_rate: int = Field(50, ge=1, description="Hyper increase, Mb/s.")
+    rpg_time_reset: int = Field(300, ge=1, le=MAX_SYSFS, description="Rate-increase timer, microseconds.")
+    rpg_byte_reset: int = Field(
+        32767, ge=1, le=MAX_SYSFS, description="Byte counter for rate increase, bytes."
+    )
+    rpg_ai_rate: int = Field(5, ge=1, le=MAX_SYSFS, description="Additive increase, Mb/s.")
+    rpg_hai_rate: int = Field(50, ge=1, le=MAX_SYSFS, description="Hyper increase, Mb/s.")
     rpg_min_dec_fac: int = Field(50, ge=1, le=100, description="Largest single rate decrease, percent.")
-    rpg_min_rate: int = Field(1, ge=0, description="Floor of the sending rate, Mb/s.")
+    rpg_min_rate: int = Field(1, ge=0, le=MAX_SYSFS, description="Floor of the sending rate, Mb/s.")
     dce_tcp_g: int = Field(1019, ge=0, le=1024, description="Alpha gain, fixed point /1024.")
     initial_alpha_value: int = Field(1023, ge=0, le=1023, description="Initial alpha, fixed point /1024.")
 
@@ -78,17 +113,45 @@ class HostPolicy(_Strict):
         le=255,
         description="configfs default_roce_tos; default derives DSCP << 2 | ECT(0) (106 for DSCP 26).",
     )
-    min_time_between_cnps_us: int = Field(4, ge=0, description="NP: minimum gap between CNPs, microseconds.")
+    min_time_between_cnps_us: int = Field(
+        4, ge=0, le=MAX_SYSFS, description="NP: minimum gap between CNPs, microseconds."
+    )
     dcqcn: DcqcnPolicy = Field(DcqcnPolicy(), description="DCQCN reaction-point parameters.")
 
 
 class VersionRule(_Strict):
-    allowed: list[str] = Field(default_factory=list, description="Exact versions allowed (empty: any).")
-    minimum: str | None = Field(None, description="Oldest version allowed, compared numerically.")
+    allowed: list[str] = Field(default_factory=list, description="Exact versions allowed.")
+    minimum: str | None = Field(
+        None, description="Oldest version allowed, compared numerically (4.30.0F: 4, 30, 0)."
+    )
+
+    @field_validator("minimum")
+    @classmethod
+    def _comparable(cls, value: str | None) -> str | None:
+        if value is not None and not _VERSION.fullmatch(value):
+            raise ValueError(
+                f"{value[:40]!r} cannot be compared: expected a version of dot-separated numbers "
+                "(4.30.0F, 28.39.1002)"
+            )
+        return value
+
+    @field_validator("allowed")
+    @classmethod
+    def _versions(cls, value: list[str]) -> list[str]:
+        bad = next((v for v in value if not _VERSION.fullmatch(v)), None)
+        if bad is not None:
+            raise ValueError(f"{bad[:40]!r} is not a version: expected dot-separated numbers (4.32.1F)")
+        return value
+
+    @model_validator(mode="after")
+    def _says_something(self) -> VersionRule:
+        if not self.allowed and self.minimum is None:
+            raise ValueError("expected 'allowed' or 'minimum' (or leave the platform out)")
+        return self
 
 
 class Policy(_Strict):
-    name: str = Field(description="Profile name, shown in reports.")
+    name: str = Field(description="Profile name, shown in reports: one line of at most 64 characters.")
     mode: Literal["lossless", "lossy"] = Field(
         "lossless",
         description="lossless: PFC pauses the RoCE priority on every port and NIC, ECN marks it first, "
@@ -107,6 +170,27 @@ class Policy(_Strict):
         default_factory=dict, description="Per platform (eos, connectx): allowed or minimum NOS/NIC firmware."
     )
 
+    @field_validator("name")
+    @classmethod
+    def _one_line(cls, value: str) -> str:
+        if not _NAME.fullmatch(value):
+            raise ValueError(f"{value[:40]!r}: expected one line of 1 to 64 printable characters")
+        return value
+
+    @field_validator("firmware")
+    @classmethod
+    def _known_platforms(cls, value: dict[str, VersionRule]) -> dict[str, VersionRule]:
+        # Imported here: platforms render from a Policy.
+        from netcfg.platforms import platform_names
+
+        unknown = sorted(set(value) - set(platform_names()))
+        if unknown:
+            raise ValueError(
+                f"unknown platform {unknown[0]!r}: expected one of {', '.join(platform_names())} "
+                "(names are lower case; a firmware rule for no platform would check nothing)"
+            )
+        return value
+
     @model_validator(mode="after")
     def _consistent(self) -> Policy:
         if self.roce.dscp == self.cnp.dscp:
@@ -114,6 +198,12 @@ class Policy(_Strict):
         if self.roce.priority == self.cnp.priority:
             raise ValueError(
                 f"roce.priority and cnp.priority are both {self.roce.priority}: they must differ"
+            )
+        tos = self.host.roce_tos
+        if tos is not None and tos >> 2 != self.roce.dscp:
+            raise ValueError(
+                f"host.roce_tos {tos} carries DSCP {tos >> 2}, not roce.dscp {self.roce.dscp}: expected "
+                f"{self.roce.dscp << 2 | 2} (DSCP << 2 with ECT(0)), or leave it out"
             )
         return self
 
@@ -144,11 +234,25 @@ def load_policy(ref: str, base: Path | None = None) -> Policy:
         candidates.append(base / ref)
     candidates.append(Path(ref))
     candidates.append(data_path("policies") / (ref if ref.endswith(".yaml") else f"{ref}.yaml"))
+    named_file = ref.endswith((".yaml", ".yml"))
     for path in candidates:
-        if path.is_file():
-            return load_model(path, Policy)
+        # Whatever is at a path is the policy meant (a FIFO or an unreadable file is reported as
+        # such), except a folder that shares a bundled policy's name.
+        if _present(path) and (named_file or not path.is_dir()):
+            return load_model(path, Policy, "policy")
     raise InputError(
         f"policy {ref!r}",
         "expected a policy file path or a bundled policy name "
         f"({', '.join(sorted(p.stem for p in data_path('policies').glob('*.yaml')))})",
     )
+
+
+def _present(path: Path) -> bool:
+    """Something is at the path: a file, a FIFO, a dangling or looping link, an unreadable entry."""
+    try:
+        path.lstat()
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError:
+        return True
+    return True

@@ -17,16 +17,22 @@ from pathlib import Path
 from typing import Any
 
 from netcfg.errors import InputError, OutputError
+from netcfg.files import list_dir, read_text
 
 META_FILE = "meta.json"
 _WANTED = "expected a new or empty folder, or an earlier netcfg snapshot (replaced only with --overwrite)"
 
 
 def read_device_outputs(folder: Path) -> dict[str, str]:
-    """Command outputs of one device keyed by command file name (without `.txt`)."""
+    """Command outputs of one device keyed by command file name (without `.txt`).
+
+    Hidden files (`.DS_Store`, macOS `._*` companions) and other suffixes are not outputs. Every
+    output is read bounded and as strict UTF-8 (netcfg saves UTF-8), line ends as `\n`.
+    """
     outputs = {}
-    for path in folder.glob("*.txt"):
-        outputs[path.stem] = path.read_text(encoding="utf-8", errors="replace")
+    for path in list_dir(folder, "device folder of command outputs"):
+        if path.suffix == ".txt" and not path.name.startswith("."):
+            outputs[path.stem] = as_saved(read_text(path, "command output"))
     return outputs
 
 

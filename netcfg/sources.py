@@ -67,12 +67,11 @@ def snapshot_states(
     """States from raw command outputs saved as `<snapshot>/<device>/<command>.txt`.
 
     Devices named in `skip` are left out (drift skips the devices whose outputs did not change).
+    Hidden entries and files (`meta.json`, a README, `.DS_Store`) are not devices; a folder that is
+    not a device of the inventory is refused, and so is a device's entry that is not a folder.
     """
-    if not folder.is_dir():
-        raise InputError(
-            str(folder), "snapshot folder not found (expected <snapshot>/<device>/<command>.txt)"
-        )
-    dirs = sorted(p for p in folder.iterdir() if p.is_dir())
+    entries = list_dir(folder, "snapshot folder (<snapshot>/<device>/<command>.txt)")
+    dirs = [p for p in entries if not p.name.startswith(".") and _is_device_entry(p, fabric)]
     if not dirs:
         raise InputError(str(folder), "snapshot is empty (expected one folder per device)")
     meta = _meta_devices(folder)
@@ -89,6 +88,15 @@ def snapshot_states(
         else:
             states[device.name] = device_state(device, read_device_outputs(path), None)
     return states
+
+
+def _is_device_entry(path: Path, fabric: Fabric) -> bool:
+    """A folder is a device; so is anything else named like a device, to be refused as not a folder."""
+    if path.is_dir():
+        return True
+    if path.name in fabric.devices:
+        raise InputError(str(path), "is not a folder; expected the device's folder of command outputs")
+    return False
 
 
 def unchanged_devices(before: Path, after: Path) -> set[str]:
@@ -109,10 +117,40 @@ def unchanged_devices(before: Path, after: Path) -> set[str]:
 
 
 def _meta_devices(folder: Path) -> dict[str, dict]:
+    """`meta.json`'s per-device entries, each checked: `error` null or {kind, message} with a kind a
+    collect rule reports, `fingerprint` null or a string. Anything else is refused, naming the field."""
+    from netcfg.checks import RULES
+
+    path = folder / META_FILE
     devices = _read_meta(folder).get("devices")
-    if not isinstance(devices, dict):
+    if devices is None:
         return {}
-    return {name: entry for name, entry in devices.items() if isinstance(entry, dict)}
+    if not isinstance(devices, dict):
+        raise InputError(f"{path}: devices", f"{_json_type(devices)}; expected an object device -> entry")
+    kinds = sorted(r.removeprefix("collect.") for r in RULES if r.startswith("collect."))
+    for name, entry in devices.items():
+        where = f"{path}: devices.{name}"
+        if not isinstance(entry, dict):
+            raise InputError(where, f"{_json_type(entry)}; expected an object")
+        error = entry.get("error")
+        if error is not None and not (
+            isinstance(error, dict) and error.get("kind") in kinds and isinstance(error.get("message"), str)
+        ):
+            raise InputError(
+                f"{where}.error",
+                f"{_json_type(error)} that is not a collection error; expected null or "
+                f'{{"kind": {"|".join(kinds)}, "message": "..."}}',
+            )
+        fingerprint = entry.get("fingerprint")
+        if fingerprint is not None and not isinstance(fingerprint, str):
+            raise InputError(f"{where}.fingerprint", f"{_json_type(fingerprint)}; expected a string or null")
+    return devices
+
+
+def _json_type(value: object) -> str:
+    """'an object', 'a list', ...: what a JSON value is, as an error says it."""
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number"}
+    return "null" if value is None else names.get(type(value), "a number")
 
 
 def device_state(device: Device, outputs: dict[str, str], error: tuple[str, str] | None) -> DeviceState:
@@ -126,14 +164,20 @@ def device_state(device: Device, outputs: dict[str, str], error: tuple[str, str]
 
 def _read_meta(folder: Path) -> dict:
     path = folder / META_FILE
-    if not path.is_file():
-        return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise InputError(
-            str(path), f"unreadable snapshot metadata ({exc.__class__.__name__}): expected JSON"
-        ) from None
+        path.lstat()
+    except FileNotFoundError:
+        return {}  # a hand-made snapshot
+    except OSError:
+        pass  # unreadable: read_text names why
+    text = read_text(path, "snapshot metadata")
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        line = f":{exc.lineno}" if isinstance(exc, json.JSONDecodeError) else ""
+        raise InputError(f"{path}{line}", f"unreadable snapshot metadata ({exc}): expected JSON") from None
+    except RecursionError:
+        raise InputError(str(path), "JSON nested too deeply: expected snapshot metadata") from None
     if not isinstance(data, dict):
-        raise InputError(str(path), "expected a JSON object")
+        raise InputError(str(path), f"the JSON is {_json_type(data)}; expected a JSON object")
     return data

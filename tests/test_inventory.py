@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import yaml
 
+from netcfg.cabling import write_cabling
 from netcfg.cli import main
-from netcfg.inventory import load_fabric, write_cabling
+from netcfg.inventory import load_fabric
 from netcfg.model import Endpoint, Role
 from tests.conftest import LAB, ROOT
 

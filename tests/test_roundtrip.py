@@ -23,6 +23,7 @@ def policies(draw: st.DrawFn) -> Policy:
     roce_dscp, cnp_dscp = draw(st.lists(st.integers(0, 63), min_size=2, max_size=2, unique=True))
     roce_prio, cnp_prio = draw(st.lists(st.integers(0, 7), min_size=2, max_size=2, unique=True))
     ecn_min = draw(st.integers(1, 5000))
+    switch_mtu = draw(st.integers(1500, 9216))  # a policy with host MTU above switch MTU is refused
     return Policy.model_validate(
         {
             "name": "random",
@@ -40,9 +41,9 @@ def policies(draw: st.DrawFn) -> Policy:
                 "polling_ms": draw(st.integers(5, 1000)),
                 "action": draw(st.sampled_from(["drop", "errdisable"])),
             },
-            "mtu": {"switch": draw(st.integers(1500, 9216)), "host": draw(st.integers(1500, 9216))},
+            "mtu": {"switch": switch_mtu, "host": draw(st.integers(1500, switch_mtu))},
             "host": {
-                "roce_tos": draw(st.none() | st.integers(0, 255)),
+                "roce_tos": draw(st.none() | st.integers(0, 3).map(lambda ecn: roce_dscp << 2 | ecn)),
                 "min_time_between_cnps_us": draw(st.integers(0, 100)),
                 "dcqcn": {
                     "rpg_time_reset": draw(st.integers(1, 3000)),

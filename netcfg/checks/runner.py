@@ -88,8 +88,14 @@ def _merge(raw: list[tuple[Rule, Issue]], states: dict[str, DeviceState]) -> lis
         findings.append(
             Finding(rule_id, Severity(severity), device, interface, expected, actual, message, file, line)
         )
-    findings.sort(key=lambda f: (-f.severity.rank, f.device, f.rule, f.interface or ""))
+    findings.sort(key=_report_order)
     return findings
+
+
+def _report_order(f: Finding) -> tuple[bool, int, str, str, str]:
+    # Cabling plans are checked before anything else: plan.* findings lead the report, whatever
+    # their severity, as they make later findings about the same cables moot.
+    return (not f.rule.startswith("plan."), -f.severity.rank, f.device, f.rule, f.interface or "")
 
 
 def worst(findings: list[Finding]) -> Severity | None:
