@@ -123,6 +123,10 @@ def test_each_plan_fault_is_a_plan_finding_first_in_the_report(
     assert got == EXPECTED_PLAN
     assert len(plan) == len(EXPECTED_PLAN)
     assert findings[: len(plan)] == plan, "plan findings lead the report"
+    # Every format points at the CSV row to fix, as the message names it.
+    for f in plan:
+        where = f"{Path(f['file']).name}:{f['line']}" if f["file"] else None
+        assert where == _row(f["message"]), f
     conflict = next(f for f in plan if f["rule"] == "plan.duplicate_link" and f["severity"] == "error")
     assert "disagree on length (30 vs 20 m)" in conflict["message"]
 

@@ -31,6 +31,9 @@ class Issue:
     actual: str
     message: str
     severity: Severity | None = None
+    # Where the issue stands when it is not in the device's own config (a cabling CSV row).
+    file: str | None = None
+    line: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

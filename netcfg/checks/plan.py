@@ -27,6 +27,16 @@ def _row(fabric: Fabric, end: Endpoint) -> str:
     return f" ({where})" if where else ""
 
 
+def _at(fabric: Fabric, end: Endpoint) -> dict[str, object]:
+    """The CSV row of a cable as an Issue's file and line, so reports point at the row to fix."""
+    return _location(fabric.cabling_rows.get(end))
+
+
+def _location(where: str | None) -> dict[str, object]:
+    path, _, line = (where or "").rpartition(":")
+    return {"file": path, "line": int(line)} if path and line.isdigit() else {}
+
+
 @rule("plan.tier", Severity.ERROR, scope="fabric", facet=None)
 def check_tier(ctx: CheckContext) -> Iterator[Issue]:
     """Every cable joins adjacent tiers of the plan: a host NIC to a leaf, a leaf to a spine, a spine to
@@ -49,6 +59,7 @@ def check_tier(ctx: CheckContext) -> Iterator[Issue]:
             f"{b.role.value} {link.b}",
             f"{a.role.value} port {link.a} {problem}{_row(fabric, link.a)}; a {a.role.value} connects to "
             + uplink,
+            **_at(fabric, link.a),
         )
 
 
@@ -71,6 +82,7 @@ def check_rail_mismatch(ctx: CheckContext) -> Iterator[Issue]:
                 f"a leaf of rail {nic.rail}",
                 f"{leaf.name} ({rail})",
                 f"NIC {end} of rail {nic.rail} is cabled to {peer}, a leaf of {rail}{_row(fabric, end)}",
+                **_at(fabric, end),
             )
 
 
@@ -89,6 +101,7 @@ def check_su_mismatch(ctx: CheckContext) -> Iterator[Issue]:
                     f"{leaf.name} (SU {leaf.su})",
                     f"{local} of SU {host.su} is cabled to {remote}, a leaf of SU {leaf.su}"
                     f"{_row(fabric, local)}",
+                    **_at(fabric, local),
                 )
 
 
@@ -125,6 +138,7 @@ def check_host_port(ctx: CheckContext) -> Iterator[Issue]:
                     local.interface,
                     f"{local} (to {remote}) is not a NIC of {host.name} in the inventory"
                     + _row(fabric, local),
+                    **_at(fabric, local),
                 )
 
 
@@ -160,6 +174,7 @@ def check_duplicate_link(ctx: CheckContext) -> Iterator[Issue]:
             f"cable {link.a} - {link.b} at {where} repeats {first}"
             + (f"; they disagree on {conflict}, the first is used" if conflict else ""),
             Severity.ERROR if conflict else None,
+            **_location(where),
         )
 
 

@@ -60,7 +60,8 @@ def _run_rule(r: Rule, ctx: CheckContext) -> Iterable[Issue]:
 def _merge(raw: list[tuple[Rule, Issue]], states: dict[str, DeviceState]) -> list[Finding]:
     """Ports of one device failing one rule the same way become one finding listing the ports.
 
-    The finding points at the first of those ports in the file its device was read from."""
+    The finding points where its issue says, else at the first of those ports in the file its device
+    was read from."""
     groups: dict[tuple, list[str | None]] = {}
     for r, i in raw:
         key = (
@@ -73,6 +74,8 @@ def _merge(raw: list[tuple[Rule, Issue]], states: dict[str, DeviceState]) -> lis
         )
         groups.setdefault(key, []).append(i.interface)
     messages = {(r.id, i.device, i.expected, i.actual): i.message for r, i in raw}
+    # An issue that names its own place (a cabling CSV row) points there, not into a device's config.
+    placed = {(r.id, i.device, i.expected, i.actual): (i.file, i.line) for r, i in raw if i.file}
     fields = {r.id: r.fields for r, _ in raw}
     findings = []
     for (rule_id, severity, device, expected, actual, _), ifaces in groups.items():
@@ -85,6 +88,7 @@ def _merge(raw: list[tuple[Rule, Issue]], states: dict[str, DeviceState]) -> lis
         file = state.source_file if state is not None else None
         # A line means something only in a file a person can open (a config file of a repository).
         line = state.line_of(names[0] if names else None, fields[rule_id]) if file else None
+        file, line = placed.get((rule_id, device, expected, actual), (file, line))
         findings.append(
             Finding(rule_id, Severity(severity), device, interface, expected, actual, message, file, line)
         )
