@@ -15,7 +15,6 @@ from netcfg.model import (
     Endpoint,
     Fabric,
     InterfaceState,
-    PgBuffer,
     Watchdog,
     port_sort_key,
 )
@@ -49,7 +48,8 @@ def _switch_intent(device: Device, fabric: Fabric, policy: Policy) -> DeviceStat
         if policy.watchdog_required
         else Watchdog(enabled=False),
     )
-    buffers = get_platform(device.platform).port_buffer_settings
+    platform = get_platform(device.platform)
+    buffers = platform.port_buffer_settings
     lossless_pg = policy.roce.priority
     for local, link, remote in sorted(
         fabric.links_of(device.name), key=lambda x: port_sort_key(x[0].interface)
@@ -57,9 +57,8 @@ def _switch_intent(device: Device, fabric: Fabric, policy: Policy) -> DeviceStat
         cable_m = round(link.cable_m) if "cable_m" in buffers else None
         pg_buffers = {}
         if "pg_buffers" in buffers and policy.lossless:
-            pg_buffers[lossless_pg] = PgBuffer(
-                xoff=headroom(link.speed_gbps, link.cable_m, policy.mtu.switch).bytes
-            )
+            need = headroom(link.speed_gbps, link.cable_m, policy.mtu.switch).bytes
+            pg_buffers[lossless_pg] = platform.buffer_profile(need)
         state.interfaces[local.interface] = InterfaceState(
             name=local.interface,
             description=f"{remote.device}:{remote.interface}",

@@ -349,7 +349,9 @@ def test_cabling_is_checked_from_the_leaf_when_the_server_agrees(lab_fabric, lab
 
     states = live_states(lab_fabric, lab_policy)
     states["leaf-su1-r2"] = apply_faults(
-        states["leaf-su1-r2"], DeviceFaults(lldp={"Ethernet3": "gpu04:eth1"})
+        states["leaf-su1-r2"],
+        DeviceFaults(lldp={"Ethernet3": "gpu04:eth1"}),
+        lab_fabric.devices["leaf-su1-r2"],
     )
     findings = [f for f in run_checks(lab_fabric, lab_policy, states) if f.rule == "rail.cabling"]
     assert [(f.device, f.interface, f.expected, f.actual) for f in findings] == [

@@ -11,6 +11,8 @@ A faults file (YAML) changes settings or transport behaviour per device:
       spine2: {os_version: 4.28.9M}
       gpu06: {firmware: 28.36.1010}
       leaf-su1-r2: {dscp_map: {26: 1}}
+      leaf-su2-r1: {watchdog_off: [Ethernet4]}   # one port without the PFC watchdog
+      leaf-su2-r3: {factory_qos: true}        # the platform's stock QoS (SONiC: the AZURE maps)
       gpu08: {transport: unreachable}         # or auth_fail, silent, truncate, garble; slow_s: 2.5
 """
 
@@ -25,12 +27,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from netcfg.errors import InputError
 from netcfg.intent import fabric_intent
 from netcfg.loader import load_model
-from netcfg.model import DeviceState, Fabric, LldpNeighbor
+from netcfg.model import Device, DeviceState, Fabric, LldpNeighbor
+from netcfg.platforms import get_platform
 from netcfg.policy import Policy
-
-DEFAULT_OS = "4.32.1F"
-DEFAULT_MODEL = "DCS-7060X6-64PE"
-DEFAULT_FIRMWARE = "28.41.1000"
 
 
 class DeviceFaults(BaseModel):
@@ -44,6 +43,10 @@ class DeviceFaults(BaseModel):
     os_version: str | None = None
     firmware: str | None = Field(None, description="NIC firmware on every NIC of a host")
     lldp: dict[str, str] = Field(default_factory=dict, description="local interface -> 'device:port' seen")
+    watchdog_off: list[str] = Field(default_factory=list, description="Ports without the PFC watchdog.")
+    factory_qos: bool = Field(
+        False, description="The device runs its platform's stock QoS (e.g. SONiC's AZURE maps)."
+    )
     transport: Literal["unreachable", "auth_fail", "silent", "truncate", "garble"] | None = None
     slow_s: float = Field(0.0, ge=0, le=30, description="Delay before each command reply, seconds.")
 
@@ -65,19 +68,23 @@ def load_faults(path: Path | None, fabric: Fabric) -> dict[str, DeviceFaults]:
 
 
 def live_states(fabric: Fabric, policy: Policy) -> dict[str, DeviceState]:
-    """What a healthy fabric reports: intent, plus versions and LLDP neighbours from the cabling."""
+    """What a healthy fabric reports: intent, plus versions and LLDP neighbours from the cabling.
+
+    Each device runs the newest version its platform's firmware rule allows (else the platform's
+    own lab version), so a healthy lab passes whatever the policy."""
     states = fabric_intent(fabric, policy)
-    os_rule, fw_rule = policy.firmware.get("eos"), policy.firmware.get("connectx")
-    os_version = os_rule.allowed[-1] if os_rule and os_rule.allowed else DEFAULT_OS
-    firmware = fw_rule.allowed[-1] if fw_rule and fw_rule.allowed else DEFAULT_FIRMWARE
     for name, state in states.items():
         state.facets = frozenset({"qos", "version", "lldp"})
         device = fabric.devices[name]
+        platform = get_platform(device.platform)
+        rule = policy.firmware.get(device.platform)
+        version = rule.allowed[-1] if rule and rule.allowed else platform.lab_version
         if device.is_switch:
-            state.os_version, state.model = os_version, DEFAULT_MODEL
-        for port in state.interfaces.values():
-            if not device.is_switch:
-                port.firmware, port.driver = firmware, "mlx5_core"
+            state.os_version, state.model = version, platform.lab_model
+        else:
+            driver = min(platform.nic_drivers, default=None)
+            for port in state.interfaces.values():
+                port.firmware, port.driver = version, driver
         state.lldp = [
             LldpNeighbor(local.interface, remote.device, remote.interface)
             for local, _, remote in fabric.links_of(name)
@@ -85,8 +92,16 @@ def live_states(fabric: Fabric, policy: Policy) -> dict[str, DeviceState]:
     return states
 
 
-def apply_faults(state: DeviceState, faults: DeviceFaults) -> DeviceState:
+def apply_faults(state: DeviceState, faults: DeviceFaults, device: Device) -> DeviceState:
     """A copy of the state with the fault's setting changes applied."""
+    if faults.factory_qos:
+        stock = get_platform(device.platform).factory_qos(state, device)
+        if stock is None:
+            raise InputError(
+                f"faults: devices.{device.name}.factory_qos",
+                f"platform {device.platform} does not model its factory QoS",
+            )
+        state = stock
     state = dataclasses.replace(
         state,
         interfaces={k: dataclasses.replace(v, ecn=dict(v.ecn)) for k, v in state.interfaces.items()},
@@ -107,6 +122,8 @@ def apply_faults(state: DeviceState, faults: DeviceFaults) -> DeviceState:
             port.firmware = faults.firmware
         if faults.dscp_map and port.dscp_map is not None:
             port.dscp_map = {**port.dscp_map, **faults.dscp_map}
+        if port.name in faults.watchdog_off:
+            port.watchdog = False
     if faults.dscp_map:
         state.dscp_map.update(faults.dscp_map)
     if faults.os_version is not None:

@@ -21,7 +21,7 @@ def simulated_outputs(
     for name, state in live_states(fabric, policy).items():
         device = fabric.devices[name]
         if name in faults:
-            state = apply_faults(state, faults[name])
+            state = apply_faults(state, faults[name], device)
         out[name] = get_platform(device.platform).render_outputs(state, device)
     return out
 

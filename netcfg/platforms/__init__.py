@@ -1,13 +1,22 @@
-"""Platform modules register themselves here; shared code looks them up by name."""
+"""Platform modules register themselves here; shared code looks them up by name.
+
+Every module and package in this folder is imported, so adding a platform is adding its module (or
+package) and its templates folder: nothing else in the codebase names it.
+"""
 
 from __future__ import annotations
 
+import pkgutil
+from importlib import import_module
+
 from netcfg.errors import InputError
-from netcfg.platforms import connectx, eos
 from netcfg.platforms.base import Command, Platform, registry
 
 __all__ = ["Command", "Platform", "get_platform", "platform_names"]
-_LOADED = (connectx, eos)
+_LOADED = tuple(
+    import_module(f"{__name__}.{m.name}")
+    for m in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name)
+)
 
 
 def platform_names() -> list[str]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from netcfg.lab.profile import CliProfile
-from netcfg.model import Device, DeviceState
+from netcfg.model import Device, DeviceState, PgBuffer
 
 if TYPE_CHECKING:
     from netcfg.remediation import Remediation
@@ -89,6 +89,10 @@ class Platform(ABC):
     port_buffer_settings: ClassVar[frozenset[str]] = frozenset()
     # The cable length the platform assumes when none is set, metres (named in the cable-length warning).
     default_cable_m: ClassVar[int | None] = None
+    # What the lab's devices of this platform report: the version (NOS, or NIC firmware) when the
+    # policy allows none by name, and the switch model.
+    lab_version: ClassVar[str] = ""
+    lab_model: ClassVar[str | None] = None
     # Modules holding the platform's own rules (its known stock traps, named as operators know them);
     # `netcfg.checks` imports them after the shared rules.
     rule_modules: ClassVar[tuple[str, ...]] = ()
@@ -129,6 +133,11 @@ class Platform(ABC):
         from netcfg.remediation import hier_config_remediation
 
         return hier_config_remediation(device, self.hier_config_platform, intended, running)
+
+    def buffer_profile(self, headroom_bytes: int) -> PgBuffer:
+        """The buffer a lossless priority group is configured with, for the headroom the plan needs
+        (platforms with "pg_buffers" in `port_buffer_settings`; SONiC adds its xon and size)."""
+        return PgBuffer(xoff=headroom_bytes)
 
     def factory_qos(self, state: DeviceState, device: Device) -> DeviceState | None:
         """The state with its QoS as the platform ships it before anyone configures RoCE (the lab's

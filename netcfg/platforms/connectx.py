@@ -83,6 +83,7 @@ class ConnectX(Platform):
     nic_drivers: ClassVar[frozenset[str]] = frozenset({"mlx5_core"})
     # mlnx_qos reports `Cable len: 7` on a NIC nobody has set up.
     default_cable_m: ClassVar[int | None] = 7
+    lab_version: ClassVar[str] = "28.41.1000"
 
     def commands(self, device: Device) -> list[Command]:
         per_nic = [c for nic in device.nics for c in (_mlnx_qos(nic), _sysfs(nic), _ethtool(nic))]

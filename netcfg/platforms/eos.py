@@ -137,6 +137,8 @@ class Eos(Platform):
         },
         invalid_input="% Invalid input",
     )
+    lab_version: ClassVar[str] = "4.32.1F"
+    lab_model: ClassVar[str | None] = "DCS-7060X6-64PE"
     hier_config_platform: ClassVar[str | None] = "ARISTA_EOS"
     running_config_file: ClassVar[str | None] = SHOW_RUNNING.file
     read_only_commands: ClassVar[tuple[str, ...]] = (
