@@ -103,3 +103,70 @@ def test_ecn_and_strict_priority_are_checked_on_the_queue_that_carries_the_class
     found = _found(lab_fabric, lab_policy, states)
     assert (("leaf-su1-r4", rule)) in found
     assert {d for d, _ in found} == {"leaf-su1-r4"}
+
+
+def test_lossy_intent_renders_and_reads_back_clean(lab_fabric):
+    from netcfg.policy import load_policy
+
+    lossy = load_policy("roce-lossy")
+    states = _states(lab_fabric, lossy, {})
+    assert states["leaf-su1-r1"].interfaces["Ethernet1"].pfc_enabled is False
+    assert states["gpu01"].interfaces["eth0"].no_drop_priorities == frozenset()
+    # ECN marking stays on the RoCE queue and the NICs' NP/RP on the RoCE priority.
+    assert 3 in states["leaf-su1-r1"].interfaces["Ethernet1"].ecn
+    assert states["gpu01"].interfaces["eth0"].ecn_np_priorities == frozenset({3})
+    assert run_checks(lab_fabric, lossy, states) == []
+
+
+def test_a_lossless_fabric_checked_against_the_lossy_policy_is_named_for_its_pfc(lab_fabric, lab_policy):
+    from netcfg.policy import load_policy
+
+    found = _found(lab_fabric, load_policy("roce-lossy"), _states(lab_fabric, lab_policy, {}))
+    rules = {rule for _, rule in found}
+    # PFC still on is the finding; the watchdog and headroom are not asked for in lossy mode.
+    assert rules == {"pfc.enabled", "pfc.no_drop_priorities"}
+    assert {d for d, _ in found} == set(lab_fabric.devices)
+
+
+def test_the_dscp_rule_follows_the_class_to_the_pfc_priority_that_pauses_it(lab_fabric, lab_policy):
+    states = intent_states(lab_fabric, lab_policy)
+    # DSCP 26 still lands in class 3, but class 3 is paused as priority 4 (NX-OS `pause pfc-cos 4`).
+    states["spine1"] = dataclasses.replace(states["spine1"], tc_pfc={3: 4})
+    found = _found(lab_fabric, lab_policy, states)
+    assert set(found) == {("spine1", "qos.dscp_map")}
+    assert (found["spine1", "qos.dscp_map"].expected, found["spine1", "qos.dscp_map"].actual) == ("3", "4")
+
+
+def test_headroom_short_of_the_plan_is_named_with_both_figures(lab_fabric, lab_policy):
+    from netcfg.headroom import headroom
+    from netcfg.model import Endpoint, PgBuffer
+
+    states = intent_states(lab_fabric, lab_policy)
+    leaf = states["leaf-su1-r1"]
+
+    def planned(port: str) -> int:
+        link = lab_fabric.link_at(Endpoint("leaf-su1-r1", port))
+        return headroom(link.speed_gbps, link.cable_m, lab_policy.mtu.switch).bytes
+
+    ports = {
+        name: dataclasses.replace(port, pg_buffers={3: PgBuffer(xoff=planned(name))})
+        for name, port in leaf.interfaces.items()
+    }
+    need = planned("Ethernet2")
+    ports["Ethernet2"] = dataclasses.replace(ports["Ethernet2"], pg_buffers={3: PgBuffer(xoff=20_480)})
+    ports["Ethernet3"] = dataclasses.replace(ports["Ethernet3"], pg_buffers={0: PgBuffer(xoff=need)})
+    states["leaf-su1-r1"] = dataclasses.replace(leaf, interfaces=ports)
+    found = [f for f in run_checks(lab_fabric, lab_policy, states)]
+    assert [(f.rule, f.interface, f.actual) for f in found] == [
+        ("pfc.headroom", "Ethernet2", "20,480 B"),
+        ("pfc.headroom", "Ethernet3", "no buffer"),
+    ]
+    assert f"{need:,} B" in found[0].expected and "400 Gb/s over 3 m" in found[0].expected
+
+
+def test_a_cable_length_left_at_the_platform_default_is_a_warning(lab_fabric, lab_policy):
+    edit = {"gpu01": [("--cable_len 3", "--cable_len 7")]}
+    found = _found(lab_fabric, lab_policy, _states(lab_fabric, lab_policy, edit))
+    assert set(found) == {("gpu01", "pfc.cable_length")}
+    f = found["gpu01", "pfc.cable_length"]
+    assert (f.severity.value, f.interface, f.actual) == ("warning", "eth0-3", "7 m (the platform default)")
