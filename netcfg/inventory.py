@@ -8,6 +8,7 @@ MAX_DEVICES devices or MAX_LINKS links.
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Literal
@@ -202,11 +203,50 @@ def _known_platform(value: str) -> str:
 KnownPlatform = Annotated[str, AfterValidator(_known_platform)]
 
 
-class Platforms(_Strict):
-    """Platform of each kind of device."""
+class PlatformOverride(_Strict):
+    """Devices that run another platform than their kind's default: every condition given must hold.
+    The platform's kind (switch or host) also limits it to devices of that kind."""
 
-    switch: KnownPlatform = Field("eos", description="Platform of leaves and spines.")
+    platform: KnownPlatform = Field(description="The platform of the matching devices.")
+    role: Role | None = Field(None, strict=False, description="Only devices of this role.")
+    su: int | None = Field(None, ge=1, le=MAX_COUNT, description="Only devices of this scalable unit.")
+    rail: int | None = Field(None, ge=1, le=64, description="Only leaves of this rail.")
+    devices: str | None = Field(
+        None, max_length=64, description="Only devices whose name matches this glob (e.g. leaf-su1-*)."
+    )
+
+    @model_validator(mode="after")
+    def _fits(self) -> PlatformOverride:
+        kind = get_platform(self.platform).kind
+        if self.role is not None and kind != ("host" if self.role == Role.HOST else "switch"):
+            raise ValueError(
+                f"{self.platform!r} is a {kind} platform; a {self.role.value} needs another kind"
+            )
+        if self.role is None and self.su is None and self.rail is None and self.devices is None:
+            raise ValueError("give at least one of role, su, rail, devices (else set the default instead)")
+        return self
+
+    def matches(self, device: Device) -> bool:
+        kind = "host" if device.role == Role.HOST else "switch"
+        return (
+            get_platform(self.platform).kind == kind
+            and self.role in (None, device.role)
+            and self.su in (None, device.su)
+            and self.rail in (None, device.rail)
+            and (self.devices is None or fnmatch.fnmatchcase(device.name, self.devices))
+        )
+
+
+class Platforms(_Strict):
+    """Platform of each kind of device, with overrides for mixed fabrics (the first match wins)."""
+
+    switch: KnownPlatform = Field("eos", description="Platform of leaves, spines and super-spines.")
     host: KnownPlatform = Field("connectx", description="Platform of GPU servers (their NICs).")
+    overrides: list[PlatformOverride] = Field(
+        default_factory=list,
+        max_length=1000,
+        description="Per role, SU, rail or name pattern: e.g. {role: leaf, su: 1, platform: cumulus}.",
+    )
 
     @model_validator(mode="after")
     def _kinds(self) -> Platforms:
@@ -216,6 +256,13 @@ class Platforms(_Strict):
                     f"{role}: {name!r} is a {get_platform(name).kind} platform; expected a {role} one"
                 )
         return self
+
+    def of(self, device: Device) -> str:
+        """The platform of a device: the first override that matches it, else its kind's default."""
+        for override in self.overrides:
+            if override.matches(device):
+                return override.platform
+        return self.host if device.role == Role.HOST else self.switch
 
 
 class Credentials(_Strict):
@@ -364,6 +411,10 @@ def expand_topology(spec: InventorySpec, topo: Topology, where: str) -> FabricBu
                 )
                 b.add_link(link, f"{where}: topology.host_links")
     _expand_spines(b, topo, spine_names, fmt, where)
+    # Devices are built with their kind's default; overrides pick per SU, role, rail or name.
+    if plat.overrides:
+        for device in b.devices.values():
+            device.platform = plat.of(device)
     return b
 
 
@@ -483,7 +534,7 @@ def expand_explicit(
     for i, d in enumerate(spec.devices):
         line = line_of(node, ("devices", i)) if node is not None else None
         loc = f"{where}:{line}: devices.{i}" if line else f"{where}: devices.{i}"
-        platform = d.platform or (spec.platforms.host if d.role == Role.HOST else spec.platforms.switch)
+        platform = d.platform or spec.platforms.of(Device(d.name, d.role, "", su=d.su, rail=d.rail))
         if platform not in platform_names():
             raise InputError(
                 f"{loc}.platform",
@@ -553,8 +604,14 @@ def load_fabric(path: Path) -> Fabric:
     else:
         builder = expand_explicit(spec, file.parent, where, node)
         rails = spec.rails or 0
-    for device in builder.devices.values():
-        get_platform(device.platform)
+    for i, override in enumerate(spec.platforms.overrides):
+        # An override that matches nothing is a typo in a pattern, not a choice: say so.
+        if not any(override.matches(d) for d in builder.devices.values()):
+            line = line_of(node, ("platforms", "overrides", i))
+            raise InputError(
+                f"{where}:{line}: platforms.overrides.{i}" if line else f"{where}: platforms.overrides.{i}",
+                f"matches no {get_platform(override.platform).kind} of the inventory",
+            )
     return Fabric(
         name=spec.name,
         rails=rails,

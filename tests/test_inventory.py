@@ -63,3 +63,25 @@ def test_generate_32k_gpu_fabric(tmp_path, capsys):
 def test_lab_inventory_keeps_no_credentials():
     text = (LAB / "fabric.yaml").read_text()
     assert "password:" not in text and "username:" not in text
+
+
+def _with_platforms(tmp_path, platforms: dict):
+    spec = yaml.safe_load((LAB / "fabric.yaml").read_text())
+    spec["platforms"] = platforms
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "fabric.yaml").write_text(yaml.safe_dump(spec))
+    return tmp_path
+
+
+def test_platform_overrides_that_cannot_apply_are_refused_with_their_line(tmp_path, capsys):
+    from tests.test_bad_input import error_of
+
+    cases = {
+        "matches no switch": {"overrides": [{"devices": "leef-*", "platform": "eos"}]},
+        "is a host platform": {"overrides": [{"role": "leaf", "platform": "connectx"}]},
+        "give at least one of": {"overrides": [{"platform": "eos"}]},
+    }
+    for expected, platforms in cases.items():
+        folder = _with_platforms(tmp_path / expected.replace(" ", "_"), platforms)
+        err = error_of(capsys, "check", folder)
+        assert "platforms.overrides.0" in err and expected in err, err
