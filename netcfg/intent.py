@@ -25,13 +25,15 @@ KB = 1000
 
 
 def switch_dscp_map(policy: Policy) -> dict[int, int]:
-    return {policy.roce.dscp: policy.roce.priority, policy.cnp.dscp: policy.cnp.priority}
+    """RoCE and every NIC family's CNP DSCP, each to its class."""
+    return {policy.roce.dscp: policy.roce.priority} | {c.dscp: c.priority for c in policy.cnp_classes}
 
 
-def host_dscp_map(policy: Policy) -> dict[int, int]:
-    """ConnectX shows all 64 code points; untouched ones keep the firmware default DSCP >> 3."""
+def host_dscp_map(policy: Policy, platform: str) -> dict[int, int]:
+    """A NIC shows all 64 code points; untouched ones keep the firmware default DSCP >> 3."""
     table = {d: d >> 3 for d in DSCP_VALUES}
-    table.update(switch_dscp_map(policy))
+    cnp = policy.cnp_for(platform)
+    table.update({policy.roce.dscp: policy.roce.priority, cnp.dscp: cnp.priority})
     return table
 
 
@@ -67,7 +69,9 @@ def _switch_intent(device: Device, fabric: Fabric, policy: Policy) -> DeviceStat
             pfc_enabled=policy.lossless,
             no_drop_priorities=lossless,
             ecn={policy.roce.priority: ecn},
-            strict_queues=frozenset({policy.cnp.priority}) if policy.cnp_strict else frozenset(),
+            strict_queues=frozenset(c.priority for c in policy.cnp_classes)
+            if policy.cnp_strict
+            else frozenset(),
             watchdog=policy.watchdog_required,
             cable_m=cable_m,
             pg_buffers=pg_buffers,
@@ -80,7 +84,8 @@ def _host_intent(device: Device, fabric: Fabric, policy: Policy) -> DeviceState:
     lossless = policy.lossless_priorities
     # ECN marking and DCQCN run on the RoCE priority whether or not it is lossless.
     roce = frozenset({policy.roce.priority})
-    dscp_map = host_dscp_map(policy)
+    dscp_map = host_dscp_map(policy, device.platform)
+    cnp = policy.cnp_for(device.platform)
     dcqcn = {**policy.host.dcqcn.model_dump(), "min_time_between_cnps": policy.host.min_time_between_cnps_us}
     for nic in device.nics:
         link = fabric.link_at(Endpoint(device.name, nic.netdev))
@@ -95,8 +100,8 @@ def _host_intent(device: Device, fabric: Fabric, policy: Policy) -> DeviceState:
             roce_tos=policy.roce_tos,
             ecn_np_priorities=roce,
             ecn_rp_priorities=roce,
-            cnp_dscp=policy.cnp.dscp,
-            cnp_priority=policy.cnp.priority,
+            cnp_dscp=cnp.dscp,
+            cnp_priority=cnp.priority,
             dcqcn=dict(dcqcn),
             cable_m=round(link.cable_m) if link else None,
         )

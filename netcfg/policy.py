@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from netcfg.errors import InputError
 from netcfg.loader import load_model
@@ -162,6 +162,13 @@ class Policy(_Strict):
     roce: TrafficClass = Field(TrafficClass(dscp=26, priority=3), description="RoCE data: DSCP 26 -> 3.")
     cnp: TrafficClass = Field(TrafficClass(dscp=48, priority=6), description="CNP: DSCP 48 -> 6, strict.")
     cnp_strict: bool = Field(True, description="CNP queue is strict priority so CNPs are never delayed.")
+    cnp_by_platform: dict[str, TrafficClass] = Field(
+        default_factory=dict,
+        description="CNP DSCP and priority of the NICs of one host platform where they differ from `cnp` "
+        "(e.g. thor: {dscp: 48, priority: 7}, Broadcom's default): every switch then maps each CNP DSCP "
+        "to its strict class, so two NIC families may not share a CNP DSCP with different priorities. "
+        "Without it, one CNP priority holds for the whole fabric.",
+    )
     ecn: EcnPolicy = Field(EcnPolicy(), description="ECN marking on the lossless queue.")
     pfc_watchdog: WatchdogPolicy = Field(WatchdogPolicy(), description="PFC watchdog on lossless ports.")
     mtu: MtuPolicy = Field(MtuPolicy(), description="MTU of switch ports and host NICs.")
@@ -177,9 +184,9 @@ class Policy(_Strict):
             raise ValueError(f"{value[:40]!r}: expected one line of 1 to 64 printable characters")
         return value
 
-    @field_validator("firmware")
+    @field_validator("firmware", "cnp_by_platform")
     @classmethod
-    def _known_platforms(cls, value: dict[str, VersionRule]) -> dict[str, VersionRule]:
+    def _known_platforms(cls, value: dict[str, object]) -> dict[str, object]:
         # Imported here: platforms render from a Policy.
         from netcfg.platforms import platform_names
 
@@ -189,6 +196,25 @@ class Policy(_Strict):
                 f"unknown platform {unknown[0]!r}: expected one of {', '.join(platform_names())} "
                 "(names are lower case; a firmware rule for no platform would check nothing)"
             )
+        return value
+
+    @field_validator("cnp_by_platform")
+    @classmethod
+    def _mappable(cls, value: dict[str, TrafficClass], info: ValidationInfo) -> dict[str, TrafficClass]:
+        """Every switch maps each CNP DSCP to one class: the classes must fit together."""
+        roce, default = info.data.get("roce"), info.data.get("cnp")
+        if roce is None or default is None:
+            return value
+        by_dscp = {default.dscp: default.priority}
+        for platform, cnp in value.items():
+            if cnp.dscp == roce.dscp or cnp.priority == roce.priority:
+                raise ValueError(f"{platform}: the CNP class must differ from roce's DSCP and priority")
+            if by_dscp.setdefault(cnp.dscp, cnp.priority) != cnp.priority:
+                raise ValueError(
+                    f"{platform}: CNP DSCP {cnp.dscp} is given priorities {by_dscp[cnp.dscp]} and "
+                    f"{cnp.priority}: a switch maps one DSCP to one class, so NIC families with different "
+                    "CNP priorities need different CNP DSCPs"
+                )
         return value
 
     @model_validator(mode="after")
@@ -206,6 +232,15 @@ class Policy(_Strict):
                 f"{self.roce.dscp << 2 | 2} (DSCP << 2 with ECT(0)), or leave it out"
             )
         return self
+
+    def cnp_for(self, platform: str) -> TrafficClass:
+        """The CNP class the NICs of a host platform mark their CNPs with."""
+        return self.cnp_by_platform.get(platform, self.cnp)
+
+    @property
+    def cnp_classes(self) -> list[TrafficClass]:
+        """Every CNP class of the fabric, the default first: each switch maps them all."""
+        return [self.cnp, *(c for c in self.cnp_by_platform.values() if c != self.cnp)]
 
     @property
     def lossless(self) -> bool:

@@ -170,3 +170,57 @@ def test_a_cable_length_left_at_the_platform_default_is_a_warning(lab_fabric, la
     assert set(found) == {("gpu01", "pfc.cable_length")}
     f = found["gpu01", "pfc.cable_length"]
     assert (f.severity.value, f.interface, f.actual) == ("warning", "eth0-3", "7 m (the platform default)")
+
+
+def test_hosts_that_disagree_on_the_cnp_priority_are_named_once_for_the_fabric(lab_fabric, lab_policy):
+    states = intent_states(lab_fabric, lab_policy)
+    for name in ("gpu05", "gpu06"):
+        ports = {n: dataclasses.replace(p, cnp_priority=7) for n, p in states[name].interfaces.items()}
+        states[name] = dataclasses.replace(states[name], interfaces=ports)
+    found = run_checks(lab_fabric, lab_policy, states)
+    agreement = [f for f in found if f.rule == "host.cnp_agreement"]
+    assert [(f.device, f.actual) for f in agreement] == [("(fabric)", "priority 7 on 2 connectx host(s)")]
+    assert "gpu05, gpu06" in agreement[0].message
+    assert {(f.device, f.rule) for f in found} - {("(fabric)", "host.cnp_agreement")} == {
+        ("gpu05", "host.roce"),
+        ("gpu06", "host.roce"),
+    }
+
+
+def test_a_cnp_class_per_nic_family_is_mapped_and_made_strict_on_every_switch(lab_fabric, lab_policy):
+    from netcfg.platforms import get_platform
+
+    per_family = lab_policy.model_copy(
+        update={"cnp_by_platform": {"connectx": type(lab_policy.cnp)(dscp=40, priority=7)}}
+    )
+    states = _states(lab_fabric, per_family, {})
+    assert run_checks(lab_fabric, per_family, states) == []
+    leaf = states["leaf-su1-r1"]
+    assert (leaf.dscp_map[48], leaf.dscp_map[40]) == (6, 7)
+    assert leaf.interfaces["Ethernet1"].strict_queues == frozenset({6, 7})
+    assert states["gpu01"].interfaces["eth0"].cnp_dscp == 40
+    assert get_platform("connectx").name in per_family.cnp_by_platform
+
+
+@pytest.mark.parametrize(
+    ("cnp_by_platform", "expected"),
+    [
+        ({"Thor": {"dscp": 48, "priority": 7}}, "unknown platform 'Thor'"),
+        ({"connectx": {"dscp": 48, "priority": 7}}, "CNP DSCP 48 is given priorities 6 and 7"),
+        ({"connectx": {"dscp": 26, "priority": 7}}, "must differ from roce"),
+    ],
+)
+def test_per_family_cnp_classes_a_switch_cannot_map_are_refused(tmp_path, capsys, cnp_by_platform, expected):
+    import yaml
+
+    from tests.conftest import LAB, ROOT
+    from tests.test_bad_input import error_of
+
+    policy = yaml.safe_load((ROOT / "policies" / "roce-lossless.yaml").read_text())
+    policy["cnp_by_platform"] = cnp_by_platform
+    (tmp_path / "policy.yaml").write_text(yaml.safe_dump(policy))
+    spec = yaml.safe_load((LAB / "fabric.yaml").read_text())
+    spec["policy"] = "policy.yaml"
+    (tmp_path / "fabric.yaml").write_text(yaml.safe_dump(spec))
+    err = error_of(capsys, "check", tmp_path)
+    assert "policy.yaml" in err and "cnp_by_platform" in err and expected in err, err

@@ -37,9 +37,11 @@ def check_dscp_map(state: DeviceState, device: Device, ctx: CheckContext) -> Ite
     class, on every hop (followed through the device's DSCP -> class -> PFC priority chain)."""
     p = ctx.policy
     ports = list(fabric_ports(state, device, ctx)) if not device.is_switch else [None]
+    # A switch carries every NIC family's CNPs; a NIC marks its own.
+    cnps = p.cnp_classes if device.is_switch else [p.cnp_for(device.platform)]
     for port in ports:
         iface = port.name if port else None
-        for label, tc in (("RoCE", p.roce), ("CNP", p.cnp)):
+        for label, tc in (("RoCE", p.roce), *(("CNP", c) for c in cnps)):
             chain = state.chain(tc.dscp, iface)
             actual = chain.pfc_priority if chain is not None else None
             yield from compare(state.name, iface, f"{label} DSCP {tc.dscp} -> priority", tc.priority, actual)
@@ -120,9 +122,12 @@ def check_cnp_strict(state: DeviceState, device: Device, ctx: CheckContext) -> I
     queued behind data."""
     if not ctx.policy.cnp_strict:
         return
-    queue = state.queue_of(ctx.policy.cnp.priority)
+    queues = sorted({state.queue_of(c.priority) for c in ctx.policy.cnp_classes})
     for port in fabric_ports(state, device, ctx):
-        yield from compare(state.name, port.name, f"queue {queue} strict", True, queue in port.strict_queues)
+        for queue in queues:
+            yield from compare(
+                state.name, port.name, f"queue {queue} strict", True, queue in port.strict_queues
+            )
 
 
 @rule("pfc.watchdog", Severity.ERROR, kinds=["switch"], fields=("watchdog",))
@@ -174,6 +179,7 @@ def check_host_roce(state: DeviceState, device: Device, ctx: CheckContext) -> It
     CNPs marked with the CNP DSCP and priority."""
     p = ctx.policy
     roce = frozenset({p.roce.priority})
+    cnp = p.cnp_for(device.platform)
     for port in fabric_ports(state, device, ctx):
         n = port.name
         yield from compare(state.name, n, "default RoCE mode", p.host.roce_mode, port.roce_mode)
@@ -188,8 +194,8 @@ def check_host_roce(state: DeviceState, device: Device, ctx: CheckContext) -> It
             )
         yield from compare(state.name, n, "ECN notification point priorities", roce, port.ecn_np_priorities)
         yield from compare(state.name, n, "ECN reaction point priorities", roce, port.ecn_rp_priorities)
-        yield from compare(state.name, n, "CNP DSCP", p.cnp.dscp, port.cnp_dscp)
-        yield from compare(state.name, n, "CNP 802.1p priority", p.cnp.priority, port.cnp_priority)
+        yield from compare(state.name, n, "CNP DSCP", cnp.dscp, port.cnp_dscp)
+        yield from compare(state.name, n, "CNP 802.1p priority", cnp.priority, port.cnp_priority)
 
 
 @rule("host.dcqcn", Severity.WARNING, kinds=["host"], fields=("dcqcn",))

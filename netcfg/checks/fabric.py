@@ -177,3 +177,35 @@ def check_rail_skew(ctx: CheckContext) -> Iterator[Issue]:
                     version,
                     f"{what} {version} differs from the majority of its rail ({majority})",
                 )
+
+
+@rule("host.cnp_agreement", Severity.ERROR, scope="fabric", fields=("cnp_priority",))
+def check_cnp_agreement(ctx: CheckContext) -> Iterator[Issue]:
+    """The NICs of the fabric agree on the CNP priority: one per fabric, or the one the policy gives
+    their NIC family (`cnp_by_platform`). When they disagree (Broadcom's default is 7 where NVIDIA's is
+    6), the hosts that differ are named by family and priority: switches queue a CNP by its class, and
+    CNPs on a class nobody made strict wait behind data."""
+    seen: set[int] = set()
+    differ: dict[tuple[str, int], list[str]] = defaultdict(list)
+    for device in ctx.fabric.by_role(Role.HOST):
+        state = ctx.states.get(device.name)
+        if state is None or "qos" not in state.facets or state.collection_error:
+            continue
+        want = ctx.policy.cnp_for(device.platform).priority
+        found = {p.cnp_priority for p in fabric_ports(state, device, ctx) if p.cnp_priority is not None}
+        seen |= found
+        for priority in sorted(found - {want}):
+            differ[(device.platform, priority)].append(device.name)
+    if len(seen) < 2:
+        return
+    for (platform, priority), hosts in sorted(differ.items()):
+        want = ctx.policy.cnp_for(platform).priority
+        shown = ", ".join(hosts[:10]) + (f" and {len(hosts) - 10} more" if len(hosts) > 10 else "")
+        yield Issue(
+            "(fabric)",
+            None,
+            f"CNP priority {want} on every {platform} NIC",
+            f"priority {priority} on {len(hosts)} {platform} host(s)",
+            f"NICs disagree on the CNP priority: {platform} hosts {shown} mark CNPs with priority "
+            f"{priority}, where the fabric expects {want}",
+        )
