@@ -307,6 +307,12 @@ class DeviceState:
                 return loc[f]
         return loc.get("")
 
+    def pfc_priority_of(self, dscp: int, interface: str | None = None) -> int | None:
+        """The PFC priority that pauses packets of this DSCP: `chain(...).pfc_priority`, without
+        building the chain (the DSCP rule asks it for every NIC of the fabric)."""
+        tc = self.dscp_priority(dscp, interface)
+        return None if tc is None else self.tc_pfc.get(tc, tc)
+
     def dscp_priority(self, dscp: int, interface: str | None = None) -> int | None:
         """Priority (traffic class) that packets with this DSCP get on the given port."""
         if interface is not None:

@@ -42,8 +42,7 @@ def check_dscp_map(state: DeviceState, device: Device, ctx: CheckContext) -> Ite
     for port in ports:
         iface = port.name if port else None
         for label, tc in (("RoCE", p.roce), *(("CNP", c) for c in cnps)):
-            chain = state.chain(tc.dscp, iface)
-            actual = chain.pfc_priority if chain is not None else None
+            actual = state.pfc_priority_of(tc.dscp, iface)
             yield from compare(state.name, iface, f"{label} DSCP {tc.dscp} -> priority", tc.priority, actual)
 
 
@@ -299,8 +298,10 @@ def check_headroom(state: DeviceState, device: Device, ctx: CheckContext) -> Ite
         return
     for local, link, _ in ctx.fabric.links_of(device.name):
         port = state.interfaces.get(local.interface)
+        if port is None or not port.pg_buffers:
+            continue
         chain = state.chain(p.roce.dscp, local.interface)
-        if port is None or not port.pg_buffers or chain is None:
+        if chain is None:
             continue
         mtu = port.mtu or p.mtu.switch
         need = headroom(link.speed_gbps, link.cable_m, mtu).bytes
