@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -15,10 +14,11 @@ from rich.text import Text
 
 from netcfg import __version__
 from netcfg.checks import RULES, Finding, Severity, run_checks
+from netcfg.cli_types import fabric_name, seconds, whole_number
 from netcfg.drift import Change, snapshot_drift
 from netcfg.errors import InputError, Interrupted, OutputError
 from netcfg.explain import explain_headroom
-from netcfg.generate import fabric_name, whole_number, write_generated_inventory
+from netcfg.generate import write_generated_inventory
 from netcfg.interrupt import raise_on_signals
 from netcfg.inventory import MAX_COUNT, inventory_file, load_fabric
 from netcfg.model import Fabric
@@ -503,52 +503,28 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _count(text: str) -> int:
-    """argparse type: a whole number of at least 1."""
-    wrong = argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
-    try:
-        value = int(text)
-    except ValueError:
-        raise wrong from None
-    if value < 1:
-        raise wrong
-    return value
-
-
-def _seconds(minimum_excluded: bool) -> Callable[[str], float]:
-    """argparse type: a finite number of seconds, above 0 (`minimum_excluded`) or at least 0."""
-    bound = "above 0" if minimum_excluded else "of at least 0"
-
-    def parse(text: str) -> float:
-        wrong = argparse.ArgumentTypeError(f"expected a number of seconds {bound}, got {text!r}")
-        try:
-            value = float(text)
-        except ValueError:
-            raise wrong from None
-        if not math.isfinite(value) or value < 0 or (minimum_excluded and value == 0):
-            raise wrong
-        return value
-
-    return parse
-
-
 def add_collect_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "--workers", type=_count, default=50, help="devices collected at once per process (default 50)"
+        "--workers",
+        type=whole_number(1, 10_000),
+        default=50,
+        help="devices collected at once per process (default 50)",
     )
-    p.add_argument("--processes", type=_count, default=1, help="collector processes (about one core each)")
     p.add_argument(
-        "--timeout", type=_seconds(True), default=10.0, help="per-device connect/command timeout, s"
+        "--processes", type=whole_number(1, 256), default=1, help="collector processes (about one core each)"
     )
     p.add_argument(
-        "--jitter", type=_seconds(False), default=0.0, help="random start delay per device, up to S seconds"
+        "--timeout", type=seconds(True), default=10.0, help="per-device connect/command timeout, s"
+    )
+    p.add_argument(
+        "--jitter", type=seconds(False), default=0.0, help="random start delay per device, up to S seconds"
     )
     p.add_argument("--known-hosts", default="~/.ssh/known_hosts", help="known_hosts file for host-key checks")
     p.add_argument("--no-host-key-check", action="store_true", help="accept any host key (labs only)")
     p.add_argument("--connections", help="JSON device -> {hostname, port} (as `netcfg lab serve` writes)")
     p.add_argument("--device", help="only devices whose name matches this glob")
     p.add_argument("--role", choices=["leaf", "spine", "superspine", "host"])
-    p.add_argument("--rail", type=_count, help="only the leaves and NICs of this rail")
+    p.add_argument("--rail", type=whole_number(1, 64), help="only the leaves and NICs of this rail")
 
 
 def add_report_args(p: argparse.ArgumentParser) -> None:

@@ -33,9 +33,7 @@ def read_bytes(path: Path, what: str, max_bytes: int = MAX_TEXT_BYTES) -> bytes:
     except FileNotFoundError:
         raise InputError(str(path), f"{what} not found") from None
     except OSError as exc:
-        raise InputError(
-            str(path), f"cannot read {what} ({exc.strerror or exc.__class__.__name__})"
-        ) from None
+        raise _unreadable(path, what, exc) from None
     if not stat.S_ISREG(info.st_mode):
         kind = _KINDS.get(stat.S_IFMT(info.st_mode), "not a regular file")
         raise InputError(str(path), f"is {kind}; expected {what} as a regular file")
@@ -52,12 +50,14 @@ def read_bytes(path: Path, what: str, max_bytes: int = MAX_TEXT_BYTES) -> bytes:
     except PermissionError:
         raise InputError(str(path), f"cannot read {what}: permission denied") from None
     except OSError as exc:
-        raise InputError(
-            str(path), f"cannot read {what} ({exc.strerror or exc.__class__.__name__})"
-        ) from None
+        raise _unreadable(path, what, exc) from None
     if len(data) > max_bytes:
         raise InputError(str(path), f"{what} is larger than {max_bytes:,} bytes")
     return data
+
+
+def _unreadable(path: Path, what: str, exc: OSError) -> InputError:
+    return InputError(str(path), f"cannot read {what} ({exc.strerror or exc.__class__.__name__})")
 
 
 def decode_text(data: bytes, where: str, what: str) -> str:

@@ -486,14 +486,14 @@ def _write(tmp_path: Path, name: str, text: str | bytes) -> str:
 
 
 BAD_OPTIONS = [
-    (["--workers", "0"], "--workers: expected a whole number of at least 1, got '0'"),
-    (["--processes", "0"], "--processes: expected a whole number of at least 1"),
-    (["--processes", "-2"], "--processes: expected a whole number of at least 1"),
+    (["--workers", "0"], "--workers: '0': expected a whole number from 1 to 10,000"),
+    (["--processes", "0"], "--processes: '0': expected a whole number from 1 to 256"),
+    (["--processes", "-2"], "--processes: '-2': expected a whole number from 1 to 256"),
     (["--timeout", "-1"], "--timeout: expected a number of seconds above 0"),
     (["--timeout", "0"], "--timeout: expected a number of seconds above 0"),
     (["--jitter", "-0.5"], "--jitter: expected a number of seconds of at least 0"),
     (["--jitter", "inf"], "--jitter: expected a number of seconds of at least 0"),
-    (["--rail", "0"], "--rail: expected a whole number of at least 1"),
+    (["--rail", "0"], "--rail: '0': expected a whole number from 1 to 64"),
     (["--rail", "9"], "--rail 9: matches no device of the inventory"),
     (["--device", "nosuch*"], "--device nosuch*: matches no device of the inventory"),
     (["--role", "superspine"], "--role superspine: matches no device of the inventory"),
