@@ -178,3 +178,49 @@ def test_the_installed_init_schema_and_output_errors(installed):
     (line,) = done.stderr.strip().splitlines()
     assert str(target) in line and "Permission denied" in line
     assert not target.exists()
+
+
+def test_the_installed_lab_serves_the_readme_nornir_example_and_stops_clean_on_sigterm(installed):
+    import signal
+    import time
+
+    from tests.test_cli import _readme_python
+
+    work = installed.folder("lab")
+    # As the README sets it up: the inventory at inventories/lab (here the wheel's bundled one).
+    (work / "inventories").mkdir()
+    (work / "inventories" / "lab").symlink_to(installed.site / "netcfg" / "_data" / "inventories" / "lab")
+    env = {
+        "PATH": f"{installed.bin}:/usr/bin:/bin",
+        "HOME": str(installed.home),
+        "LANG": "C.UTF-8",
+        "NETCFG_USERNAME": "admin",
+        "NETCFG_PASSWORD": "lab-only-secret",
+    }
+    serve = subprocess.Popen(
+        [str(installed.bin / "netcfg"), "lab", "serve", "inventories/lab", "--state-dir", "out/lab"],
+        cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **_as_user(),
+    )  # fmt: skip
+    try:
+        state = work / "out" / "lab"
+        deadline = time.monotonic() + 60
+        while not (state / "known_hosts").exists() and serve.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert (state / "connections.json").exists(), serve.communicate(timeout=5)
+        snippet = _readme_python("NetcfgInventory")
+        done = subprocess.run(
+            [str(installed.bin / "python"), "-c", snippet],
+            cwd=work, env=env, capture_output=True, text=True, timeout=120, **_as_user(),
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        lines = done.stdout.splitlines()
+        assert len(lines) == 8 and all(line.split()[1:3] == ["!", "device:"] for line in lines), lines
+        serve.send_signal(signal.SIGTERM)
+        serve.wait(timeout=10)
+    finally:
+        if serve.poll() is None:
+            serve.kill()
+            serve.wait()
+    assert serve.returncode in (0, 143), serve.stderr.read() if serve.stderr else ""
+    # It removes what it wrote, and the folders it made.
+    assert not (work / "out").exists()
