@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-live conformance clean
+.PHONY: demo test lint bench bench-mix bench-live conformance clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -26,6 +26,9 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/offline.py
+
+bench-mix: $(STAMP)
+	$(BIN)/python bench/offline.py --mix
 
 bench-live: $(STAMP)
 	$(BIN)/python bench/live.py

@@ -4,6 +4,9 @@ Prints seconds per stage, devices per second, CPU milliseconds per device for re
 peak RSS. Not a test: run it with `make bench`. Targets on a 2-core machine: all stages <= 20 s,
 <= 1.5 GiB, render <= 1.3 ms per device.
 
+`--mix` spreads the switches over every switch platform netcfg has and the hosts over every host
+platform, and prints render and parse CPU per device for each platform.
+
 Then it checks what the lab's devices would print for the fabric at 1/4, 1/2 and full size (running
 configs, NIC read-backs and every LLDP table, parsed as a snapshot is) and prints the check time of
 each: the rules must stay linear in devices + links (target <= 3 s at full size).
@@ -31,6 +34,7 @@ from netcfg.inventory import load_fabric
 from netcfg.lab.snapshot import simulated_outputs
 from netcfg.model import DeviceState, Fabric
 from netcfg.platforms import get_platform
+from netcfg.platforms.base import registry
 from netcfg.policy import Policy, load_policy
 from netcfg.sources import device_state
 
@@ -39,10 +43,12 @@ _FABRIC: Fabric | None = None
 _POLICY: Policy | None = None
 
 
-def _work(names: list[str]) -> tuple[list[DeviceState], float, float, float]:
+def _work(names: list[str]) -> tuple[list[DeviceState], float, float, float, dict[str, list[float]]]:
     assert _FABRIC is not None and _POLICY is not None
     intent_s = render_s = parse_s = 0.0
     states = []
+    # platform -> [devices, render CPU s, parse CPU s]
+    per_platform: dict[str, list[float]] = {}
     clock = time.process_time
     for name in names:
         device = _FABRIC.devices[name]
@@ -55,7 +61,30 @@ def _work(names: list[str]) -> tuple[list[DeviceState], float, float, float]:
         states.append(platform.parse_config(text, device))
         t3 = clock()
         intent_s, render_s, parse_s = intent_s + t1 - t0, render_s + t2 - t1, parse_s + t3 - t2
-    return states, intent_s, render_s, parse_s
+        figures = per_platform.setdefault(device.platform, [0, 0.0, 0.0])
+        figures[0] += 1
+        figures[1] += t2 - t1
+        figures[2] += t3 - t2
+    return states, intent_s, render_s, parse_s, per_platform
+
+
+def mixed_platforms() -> dict:
+    """Inventory `platforms` spreading switches over every switch platform netcfg has (by rail for
+    leaves, by index for spines, by plane for super-spines) and hosts over every host platform."""
+    switches = sorted(n for n, p in registry().items() if p.kind == "switch")
+    hosts = sorted(n for n, p in registry().items() if p.kind == "host")
+    overrides = []
+    for i, platform in enumerate(switches[1:], 1):
+        digits = "".join(str(d) for d in range(10) if d % len(switches) == i)
+        overrides += [
+            {"role": "leaf", "devices": f"leaf-su*-r*[{digits}]", "platform": platform},
+            {"role": "spine", "devices": f"spine-su*-*[{digits}]", "platform": platform},
+            {"role": "superspine", "devices": f"superspine-p*[{digits}]-*", "platform": platform},
+        ]
+    for i, platform in enumerate(hosts[1:], 1):
+        digits = "".join(str(d) for d in range(10) if d % len(hosts) == i)
+        overrides.append({"role": "host", "devices": f"*[{digits}]", "platform": platform})
+    return {"switch": switches[0], "host": hosts[0], "overrides": overrides}
 
 
 def peak_rss_mib() -> float:
@@ -71,12 +100,16 @@ def main() -> int:
     ap.add_argument("--servers-per-su", type=int, default=32)
     ap.add_argument("--rails", type=int, default=8)
     ap.add_argument("--workers", type=int, default=1, help="worker processes (1: no pool)")
+    ap.add_argument(
+        "--mix", action="store_true", help="spread switches and hosts over every platform netcfg has"
+    )
     args = ap.parse_args()
+    platforms = mixed_platforms() if args.mix else None
     stages: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
         path = write_generated_inventory(
-            Path(tmp), "bench", args.scalable_units, args.servers_per_su, args.rails
+            Path(tmp), "bench", args.scalable_units, args.servers_per_su, args.rails, platforms
         )
         fabric = _FABRIC = load_fabric(path)
         policy = _POLICY = load_policy(fabric.policy_ref)
@@ -94,9 +127,13 @@ def main() -> int:
             results = list(pool.map(_work, chunks))
     else:
         results = [_work(chunk) for chunk in chunks]
-    for chunk_states, *times in results:
+    per_platform: dict[str, list[float]] = {}
+    for chunk_states, *times, chunk_platforms in results:
         states.update((s.name, s) for s in chunk_states)
         cpu = [a + b for a, b in zip(cpu, times, strict=True)]
+        for name, figures in chunk_platforms.items():
+            total = per_platform.setdefault(name, [0, 0.0, 0.0])
+            per_platform[name] = [a + b for a, b in zip(total, figures, strict=True)]
     stages[f"intent + render + parse ({args.workers} proc)"] = time.perf_counter() - t
 
     t = time.perf_counter()
@@ -113,21 +150,28 @@ def main() -> int:
         f"CPU per device: intent {cpu[0] / n * 1000:.3f} ms, render {cpu[1] / n * 1000:.3f} ms "
         f"(target <= 1.3 ms; pyavd ~40 ms), parse {cpu[2] / n * 1000:.3f} ms"
     )
+    for name, (count, render_cpu, parse_cpu) in sorted(per_platform.items()):
+        print(
+            f"  {name:<10} {int(count):>6,} devices: render {render_cpu / count * 1000:.3f} ms, "
+            f"parse {parse_cpu / count * 1000:.3f} ms of CPU per device"
+        )
     print(f"peak RSS: {peak_rss_mib():,.0f} MiB (target <= 1,536 MiB)")
     if findings:
         return 1
     del states
-    return snapshot_check_scaling(args.scalable_units, args.servers_per_su, args.rails)
+    return snapshot_check_scaling(args.scalable_units, args.servers_per_su, args.rails, platforms)
 
 
-def snapshot_check_scaling(scalable_units: int, servers_per_su: int, rails: int) -> int:
+def snapshot_check_scaling(
+    scalable_units: int, servers_per_su: int, rails: int, platforms: dict | None
+) -> int:
     """Check time of a live-shaped snapshot (LLDP included) at 1/4, 1/2 and full size."""
     print("check of a lab snapshot with LLDP tables (target <= 3 s at full size):")
     failed = 0
     for share in (4, 2, 1):
         with tempfile.TemporaryDirectory() as tmp:
             path = write_generated_inventory(
-                Path(tmp), "bench", max(1, scalable_units // share), servers_per_su, rails
+                Path(tmp), "bench", max(1, scalable_units // share), servers_per_su, rails, platforms
             )
             fabric = load_fabric(path)
         policy = load_policy(fabric.policy_ref)

@@ -47,7 +47,12 @@ def generated_spec(name: str, scalable_units: int, servers_per_su: int, rails: i
 
 
 def write_generated_inventory(
-    folder: Path, name: str, scalable_units: int, servers_per_su: int, rails: int
+    folder: Path,
+    name: str,
+    scalable_units: int,
+    servers_per_su: int,
+    rails: int,
+    platforms: dict | None = None,
 ) -> Path:
     """Write `folder/fabric.yaml`; refuse a size beyond the inventory's caps before writing anything,
     and never overwrite a fabric.yaml that netcfg did not generate."""
@@ -59,6 +64,8 @@ def write_generated_inventory(
             f"{MAX_LINKS_PER_LEAF} (--servers-per-su <= {MAX_LINKS_PER_LEAF} x --rails)",
         )
     spec = generated_spec(name, scalable_units, servers_per_su, rails)
+    if platforms is not None:
+        spec["platforms"] = platforms
     try:
         Topology.model_validate(spec["topology"])
     except ValidationError as exc:
