@@ -199,3 +199,11 @@ def setting_offsets(body: str) -> dict[str, int]:
         elif unicast and text == "priority strict":
             offsets["strict_queues"] = offset
     return offsets
+
+
+def short_interface(interface: str) -> str:
+    return interface.replace("Ethernet", "Et", 1)
+
+
+def long_interface(interface: str) -> str:
+    return "Ethernet" + interface[2:] if re.match(r"Et\d", interface) else interface

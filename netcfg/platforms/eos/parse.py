@@ -1,0 +1,234 @@
+"""DeviceState from an EOS config text or a switch's collected outputs (TTP templates in
+templates/eos/parse/; the text cut into blocks, with line numbers, by `text`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import sys
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+from netcfg.model import Device, DeviceState, EcnSetting, InterfaceState, LldpNeighbor, Watchdog
+from netcfg.parsing import many, one, ttp_parse
+from netcfg.platforms.eos.commands import NAME, RUNNING_CONFIG, SHOW_LLDP, SHOW_RUNNING, SHOW_VERSION
+from netcfg.platforms.eos.text import Block, long_interface, setting_offsets, split_config
+
+# Buffer segment size behind the `segments` unit: ASIC dependent (208 B on Jericho-family chips).
+SEGMENT_BYTES = 208
+UNIT_BYTES = {"bytes": 1, "kbytes": 1000, "mbytes": 1_000_000, "segments": SEGMENT_BYTES}
+# The InterfaceState fields a `qos profile` can set.
+QOS_FIELDS = ("trust", "pfc_enabled", "no_drop_priorities", "ecn", "strict_queues", "watchdog")
+
+
+def parse_config(text: str, device: Device) -> DeviceState:
+    """DeviceState of an EOS config text, with where each setting stands in it."""
+    state = DeviceState(name=device.name, platform=NAME, facets=frozenset({"qos"}))
+    config = split_config(text)
+    not_eos = config.not_eos()
+    if not_eos is not None:
+        line, why = not_eos
+        state.unparsed[RUNNING_CONFIG] = f"not an Arista EOS config: {why}"
+        state.locations[RUNNING_CONFIG] = line
+        return state
+    where = config.global_lines()
+    # Outside its blocks a switch's QoS differs from its peers' only by its own name.
+    globals_text = "".join(f"{line}\n" for _, line in config.globals)
+    data = ttp_parse(NAME, "running_config", globals_text.replace(device.name, "@device"))
+    pfc_off_line = where.get("pfc_all_off") if one(data.get("pfc_all_off")) else None
+    profiles = {name: (_block_values(b.body), b) for name, b in config.profiles.items()}
+    resolved: dict[str, _Shape] = {}
+    for block in config.interfaces:
+        shape = resolved.get(block.body)
+        if shape is None:
+            shape = resolved[block.body] = _resolve(block.body, profiles, pfc_off_line)
+        state.interfaces[block.name] = dataclasses.replace(
+            shape.port, name=block.name, description=block.description, ecn=dict(shape.port.ecn)
+        )
+        # Interned: every switch of a fabric has the same port names, so the keys are shared.
+        loc = state.locations
+        loc[block.name] = block.line
+        for name, offset in shape.offsets.items():
+            loc[sys.intern(f"{block.name}.{name}")] = block.line + offset
+        for name, line in shape.lines.items():
+            loc[sys.intern(f"{block.name}.{name}")] = line
+    for entry in many(data.get("dscp_maps")):
+        for dscp in _numbers(entry.get("dscps")):
+            state.dscp_map[dscp] = entry["tc"]
+    for entry in many(data.get("tc_queues")):
+        for tc in _numbers(entry.get("tcs")):
+            if tc != entry["queue"]:
+                state.tc_queue[tc] = entry["queue"]
+    state.watchdog = _watchdog(data)
+    header = one(data.get("header"))
+    state.model, state.os_version = header.get("model"), header.get("version")
+    for name in ("dscp_map", "tc_queue", "watchdog"):
+        if name in where:
+            state.locations[name] = where[name]
+    # Device-wide settings that are missing belong at the end, before `end`.
+    state.locations[""] = max(1, config.end_line - 1) if config.end_line else max(1, config.last_line)
+    return state
+
+
+def parse_outputs(outputs: dict[str, str], device: Device) -> DeviceState:
+    """DeviceState of a switch's collected outputs, keyed by snapshot file name."""
+    running = outputs.get(SHOW_RUNNING.file)
+    if running is not None:
+        state = parse_config(running, device)
+        why = state.unparsed.pop(RUNNING_CONFIG, None)
+        if why is None and not re.search(r"^end\s*$", running, re.M):
+            # EOS always closes the running config with `end`: without it the output was cut short.
+            why = "output truncated (no closing 'end' line)"
+    else:
+        state = DeviceState(name=device.name, platform=NAME)
+        why = "output missing"
+    state.facets = frozenset({"qos", "version", "lldp"})
+    if why is not None:
+        state.unparsed[SHOW_RUNNING.cli] = why
+        # What an unreadable config says is no evidence either way: its QoS (and the version in
+        # its header) are left out of the checks, and parse.unknown_output reports it once.
+        state.facets -= {"qos", "version"}
+    elif state.os_version is None and SHOW_VERSION.file not in outputs:
+        # A readable config without its header: the QoS stands, the version is unknown.
+        state.unparsed[SHOW_RUNNING.cli] = "no '! device: NAME (MODEL, EOS-VERSION)' header line"
+        state.facets -= {"version"}
+    version_text = outputs.get(SHOW_VERSION.file)
+    if version_text is not None:
+        # Snapshots taken by hand or by older netcfg carry `show version`: when present it decides,
+        # and a broken one leaves the version unknown rather than taken from elsewhere.
+        version = one(ttp_parse(NAME, "show_version", version_text).get("version"))
+        state.model, state.os_version = version.get("model"), version.get("version")
+        state.facets |= {"version"}
+        if state.os_version is None:
+            state.unparsed[SHOW_VERSION.cli] = "no 'Software image version' line"
+            state.facets -= {"version"}
+    lldp_text = outputs.get(SHOW_LLDP.file, "")
+    lldp = many(ttp_parse(NAME, "show_lldp_neighbors", lldp_text).get("neighbors"))
+    if not lldp and "Neighbor Device ID" not in lldp_text:
+        state.unparsed[SHOW_LLDP.cli] = "no neighbor table"
+        # An unreadable table says nothing about cabling: parse.unknown_output reports it once,
+        # where rail.cabling would report every port of the switch as having no neighbour.
+        state.facets -= {"lldp"}
+    state.lldp = [LldpNeighbor(long_interface(n["local"]), n["system_name"], n["port"]) for n in lldp]
+    return state
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """The QoS of one distinct interface body, and where each setting came from: `offsets` from the
+    block's own header line (settings written in the block), `lines` absolute (profile, global)."""
+
+    port: InterfaceState
+    offsets: dict[str, int]
+    lines: dict[str, int]
+
+
+def _resolve(body: str, profiles: dict[str, tuple[dict, Block]], pfc_off_line: int | None) -> _Shape:
+    block = _block_values(body)
+    offsets = dict(setting_offsets(body))
+    offsets.pop("profile", None)
+    lines: dict[str, int] = {}
+    port = InterfaceState(name="", mtu=block.get("mtu"))
+    profile = profiles.get(block.get("profile"))
+    if profile is not None:
+        values, header = profile
+        # Interface lines override the profile, as on the device.
+        _apply_qos(port, values)
+        for name, offset in setting_offsets(header.body).items():
+            if name not in offsets:
+                lines[name] = header.line + offset
+        # A setting missing from both belongs in the profile the port takes its QoS from.
+        lines |= {name: header.line for name in QOS_FIELDS if name not in offsets and name not in lines}
+    _apply_qos(port, block)
+    if pfc_off_line is not None:
+        # `priority-flow-control all off` turns PFC off on every port, whatever the port says.
+        port.pfc_enabled = False
+        if port.no_drop_priorities is None:
+            port.no_drop_priorities = frozenset()
+        offsets.pop("pfc_enabled", None)
+        lines["pfc_enabled"] = pfc_off_line
+    return _Shape(port, offsets, lines)
+
+
+def _block_values(body: str) -> dict:
+    return one(ttp_parse(NAME, "qos_block", f"block _\n{body}!\n").get("block"))
+
+
+def _apply_qos(port: InterfaceState, block: dict) -> None:
+    if "trust" in block:
+        port.trust = block["trust"]
+    if "pfc" in block:
+        port.pfc_enabled = block["pfc"] == "on"
+    if "watchdog" in block:
+        port.watchdog = True
+    prios = many(block.get("pfc_priorities"))
+    if prios:
+        current = set(port.no_drop_priorities or ())
+        for p in prios:
+            if p.get("mode") == "no-drop":
+                current.add(p["priority"])
+            else:
+                current.discard(p["priority"])
+        port.no_drop_priorities = frozenset(current)
+    elif port.pfc_enabled is not None and port.no_drop_priorities is None:
+        port.no_drop_priorities = frozenset()
+    strict = set(port.strict_queues)
+    for q in many(block.get("queues")):
+        queue = q["queue"]
+        if q.get("strict"):
+            strict.add(queue)
+        if "min" in q:
+            port.ecn[queue] = _ecn(q)
+    port.strict_queues = frozenset(strict)
+
+
+def _ecn(q: dict) -> EcnSetting:
+    """Thresholds in bytes; latency-based units (milliseconds) cannot be compared and stay -1."""
+    prob = re.search(r"max-mark-probability (\d+)", q.get("options", ""))
+    return EcnSetting(
+        min_bytes=_bytes(q["min"], q["min_unit"]),
+        max_bytes=_bytes(q["max"], q["max_unit"]),
+        probability=int(prob.group(1)) if prob else 100,
+    )
+
+
+def _bytes(value: str, unit: str) -> int:
+    """`0.15 mbytes` -> 150000; exact in decimal, since a threshold is a count of bytes."""
+    if unit not in UNIT_BYTES:
+        return -1
+    try:
+        return int((Decimal(value) * UNIT_BYTES[unit]).to_integral_value())
+    except InvalidOperation:
+        return -1
+
+
+def _watchdog(data: dict) -> Watchdog:
+    """The device-wide watchdog lines: any of them present means configured; a missing one is unknown."""
+    keys = ("timeout", "recovery", "polling", "action")
+    values = {key: one(data.get(f"wd_{key}")).get("value") for key in keys}
+    if all(v is None for v in values.values()):
+        return Watchdog(enabled=False)
+    return Watchdog(
+        enabled=True,
+        action=values["action"],
+        detection_ms=_ms(values["timeout"]),
+        restoration_ms=_ms(values["recovery"]),
+        polling_ms=_ms(values["polling"]),
+    )
+
+
+def _numbers(text: object) -> list[int]:
+    """'24 25 26' or '24-27' -> the numbers; anything else in the list is skipped."""
+    out: list[int] = []
+    for word in str(text or "").split():
+        low, _, high = word.partition("-")
+        if low.isdigit() and (not high or high.isdigit()):
+            out += range(int(low), int(high or low) + 1)
+    return out
+
+
+def _ms(seconds: str | None) -> int | None:
+    try:
+        return round(float(seconds) * 1000) if seconds is not None else None
+    except ValueError:
+        return None

@@ -1,0 +1,32 @@
+"""Secrets in EOS configs, masked before anything is saved (built on netutils' sanitize_config)."""
+
+from __future__ import annotations
+
+from netutils.config.clean import sanitize_config
+
+# Secrets in EOS config lines: what precedes each secret (keywords and encryption type, kept), for
+# netutils' sanitize_config, which puts <masked> in place of the secret so the config still parses.
+_TYPE = r"(?: (?:0|5|7|8a|sha512|md5))?"
+_BEFORE_SECRET = [
+    rf"^\s*(?:username|enable)\b.*? (?:secret|password){_TYPE}",
+    rf"^\s*neighbor \S+ password{_TYPE}",
+    rf"(?<![\w-])secret{_TYPE}",
+    rf"^\s*(?:radius|tacacs)-server\b.*? key{_TYPE}",
+    rf"authentication-key(?: \d+)?(?: (?:md5|sha\d*))?{_TYPE}",
+    rf"message-digest-key \d+ (?:md5|sha\d*){_TYPE}",
+    rf"^\s*(?:isis )?authentication key{_TYPE}",
+    rf"(?:pre-)?shared-key{_TYPE}",
+    r"^\s*snmp-server community",
+    r"\bauth (?:md5|sha\d*)",
+    r"\bpriv (?:des|3des|aes\d*)",
+]
+# Where the rest of the line is already masked (by an earlier filter, or an earlier run), it stays.
+_VALUE = r" (?![^\n]*<masked>)[^\s,]+"
+SECRET_FILTERS = [{"regex": rf"({before}){_VALUE}", "replace": r"\1 <masked>"} for before in _BEFORE_SECRET]
+# TerminAttr's CloudVision key sits inside one long `exec` argument.
+SECRET_FILTERS.append({"regex": r"(-cvauth=key,)[^\s,]+", "replace": r"\1<masked>"})
+
+
+def mask_secrets(text: str) -> str:
+    """The text with every secret replaced by `<masked>`, keywords and encryption type kept."""
+    return sanitize_config(text, SECRET_FILTERS)
