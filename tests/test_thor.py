@@ -149,12 +149,17 @@ def test_two_lossless_priorities_and_no_app_table():
 
 
 @pytest.mark.parametrize(
-    ("prefix", "netdev"), [("bnxtqos", "eth1"), ("grep", "eth0"), ("ethtool", "eth1"), ("lldpcli", None)]
+    ("prefix", "netdev", "reason"),
+    [
+        ("bnxtqos", "eth1", "output missing"),
+        ("grep", "eth0", "output missing"),
+        ("ethtool", "eth1", "no firmware-version line"),
+        ("lldpcli", None, "no LLDP neighbor table"),
+    ],
 )
-def test_each_missing_output_is_unparsed(prefix, netdev):
+def test_each_missing_output_is_unparsed(prefix, netdev, reason):
     state = thor.parse_outputs(outputs(**{file_of(prefix, netdev): None}), HOST)
-    assert list(state.unparsed) == [cli_of(prefix, netdev)]
-    assert state.unparsed[cli_of(prefix, netdev)] == "output missing" or prefix in ("ethtool", "lldpcli")
+    assert state.unparsed == {cli_of(prefix, netdev): reason}
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ sizes PFC headroom itself).
 from __future__ import annotations
 
 import dataclasses
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from netcfg.lab.profile import CliProfile
 from netcfg.model import Device, DeviceState, InterfaceState
@@ -19,7 +19,9 @@ from netcfg.platforms.base import Batch, Command, Platform, register
 from netcfg.platforms.linux_host import LLDP
 from netcfg.platforms.thor import readback, script
 from netcfg.platforms.thor.bnxt import CNP_GAP
-from netcfg.policy import Policy
+
+if TYPE_CHECKING:
+    from netcfg.policy import Policy
 
 # What a Thor2 host runs before anyone sets RoCE up differently: Broadcom's defaults as its
 # bnxt_re_conf package applies them at driver load (bnxt_setupcc.sh: RoCE DSCP 26 on priority 3,

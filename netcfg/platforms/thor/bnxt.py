@@ -86,6 +86,25 @@ def hex_value(value: int) -> str:
     return f"{value:#x}" if value else "0"
 
 
+def priorities(text: str, separator: str) -> frozenset[int]:
+    """`3,4` / `3 4` -> {3, 4}; `none` (or nothing) -> {}; raises ValueError on anything else."""
+    words = [w for w in text.strip().split(separator) if w.strip()]
+    if words in ([], ["none"]):
+        return frozenset()
+    found = frozenset(int(w) for w in words)
+    if not found <= set(range(8)):
+        raise ValueError(f"priority out of 0-7 in {text!r}")
+    return found
+
+
+def app_entry(word: str) -> tuple[int, int, int]:
+    parts = word.split(",")
+    if len(parts) != 3:
+        raise ValueError(f"app TLV {word!r}: expected priority,selector,protocol")
+    prio, sel, proto = (int(p, 0) for p in parts)
+    return prio, sel, proto
+
+
 def roce_priority(port: InterfaceState) -> int | None:
     """The priority the NIC's DSCP map gives RoCE (by the DSCP of its TOS)."""
     if port.roce_tos is None or port.dscp_map is None:

@@ -20,12 +20,13 @@ from netcfg.platforms.thor.bnxt import (
     ECN_MARKINGS,
     PRIORITIES,
     BnxtNic,
+    app_entry,
     from_port,
     hex_value,
+    priorities,
     shape,
     to_port,
 )
-from netcfg.platforms.thor.script import app_entry, priorities
 from netcfg.templating import template
 
 PLATFORM = "thor"
@@ -260,7 +261,7 @@ def _render_qos(nic: BnxtNic) -> str:
         prio_map=" ".join(f"{p}:{tc}" for p, tc in sorted((nic.prio_tc or {}).items())),
         bandwidth=" ".join("0%" if nic.tc_tsa[tc] == "strict" else "50%" for tc in tcs),
         tsa_map=" ".join(f"{tc}:{nic.tc_tsa[tc]}" for tc in tcs),
-        pfc=" ".join(map(str, sorted(nic.pfc))) if nic.pfc else "none",
+        pfc=None if nic.pfc is None else " ".join(map(str, sorted(nic.pfc))) or "none",
         apps=[{"priority": p, "sel": s, "protocol": v} for p, s, v in apps],
         rate_limit=" ".join("100%" if tc in tcs else "0%" for tc in PRIORITIES),
     )

@@ -14,8 +14,10 @@ from netcfg.platforms.thor.bnxt import (
     CC_ORDER,
     ROCE_BANDWIDTH,
     BnxtNic,
+    app_entry,
     from_port,
     hex_value,
+    priorities,
     shape,
     to_port,
 )
@@ -147,25 +149,6 @@ def kernel_int(value: str) -> int:
     if value.lower().startswith("0x"):
         return int(value, 16)
     return int(value, 8) if len(value) > 1 and value.startswith("0") else int(value)
-
-
-def priorities(text: str, separator: str) -> frozenset[int]:
-    """`3,4` / `3 4` -> {3, 4}; `none` (or nothing) -> {}; raises ValueError on anything else."""
-    words = [w for w in text.strip().split(separator) if w.strip()]
-    if words in ([], ["none"]):
-        return frozenset()
-    found = frozenset(int(w) for w in words)
-    if not found <= set(range(8)):
-        raise ValueError(f"priority out of 0-7 in {text!r}")
-    return found
-
-
-def app_entry(word: str) -> tuple[int, int, int]:
-    parts = word.split(",")
-    if len(parts) != 3:
-        raise ValueError(f"app TLV {word!r}: expected priority,selector,protocol")
-    prio, sel, proto = (int(p, 0) for p in parts)
-    return prio, sel, proto
 
 
 def ets_options(words: list[str]) -> tuple[dict[int, int], dict[int, str]]:
