@@ -24,7 +24,6 @@ from netcfg.platforms.thor.bnxt import (
     from_port,
     hex_value,
     priorities,
-    shape,
     to_port,
 )
 from netcfg.templating import template
@@ -68,7 +67,7 @@ def parse_outputs(outputs: dict[str, str], device: Device) -> DeviceState:
         qos, dump = qos_command(nic), configfs_command(nic)
         # Keyed by placeholders in place of NIC names, so the outputs of thousands of servers are
         # the same text and parse once.
-        settings, qos_error = _read_qos(generic_text(outputs.get(qos.file) or "", device), index)
+        settings, qos_error = _read_qos(generic_text(outputs.get(qos.file) or "", device))
         if qos_error:
             state.unparsed[qos.cli] = "output missing" if qos.file not in outputs else qos_error
         values, dump_error = _read_dump(generic_text(outputs.get(dump.file) or "", device), index)
@@ -77,7 +76,7 @@ def parse_outputs(outputs: dict[str, str], device: Device) -> DeviceState:
         if qos_error or dump_error:
             # One NIC's QoS unknown leaves the host's QoS unproven: reported once, not guessed at.
             state.facets -= {"qos"}
-        port = shape(_port(settings, values), nic.netdev)
+        port = _port(settings, values, nic.netdev)
         state.interfaces[nic.netdev] = port
         for attribute, texts in values.not_operational:
             state.not_operational[f"{nic.netdev}.{attribute}"] = texts
@@ -107,7 +106,7 @@ class _Dump:
         self.not_operational: list[tuple[str, tuple[str, str]]] = []
 
 
-def _port(settings: BnxtNic, values: _Dump) -> InterfaceState:
+def _port(settings: BnxtNic, values: _Dump, name: str) -> InterfaceState:
     """Both outputs of a NIC together (the parsed pieces are cached and shared: never written to)."""
     dump = values.nic
     nic = BnxtNic(
@@ -120,11 +119,11 @@ def _port(settings: BnxtNic, values: _Dump) -> InterfaceState:
         cm_tos=dump.cm_tos,
         cc=dump.cc,
     )
-    return to_port(nic, "")
+    return to_port(nic, name)
 
 
 @lru_cache(maxsize=256)
-def _read_qos(text: str, index: int) -> tuple[BnxtNic, str | None]:
+def _read_qos(text: str) -> tuple[BnxtNic, str | None]:
     """PFC, ETS and the app table of `get_qos`; the reason when it cannot be read."""
     data = ttp_parse(PLATFORM, "bnxtqos", text)
     nic = BnxtNic()

@@ -97,9 +97,9 @@ def _script_nics(text: str, nics: int) -> tuple[list[InterfaceState], dict[str, 
     # Lines in the order the script runs them, hand-edited `echo` lines last (as they override).
     for kind in ("mtu", "pfc", "ets", "apps", "cm", "cc", "echo"):
         for row in many(data.get(kind)):
-            found = NIC_PLACEHOLDER.fullmatch(str(row.get("dev") or row.get("rdma") or ""))
-            if kind == "echo":
-                found = NIC_PLACEHOLDER.search(str(row["path"]))
+            # The NIC a line is about: its netdev or RDMA device, or the one its sysfs path names.
+            name = row["path"] if kind == "echo" else row.get("dev", row.get("rdma"))
+            found = NIC_PLACEHOLDER.search(str(name))
             if found is None or int(found.group(1)) >= nics:
                 continue
             index = int(found.group(1))
