@@ -450,3 +450,25 @@ def test_the_lab_answers_every_thor_command(fabric, policy):
 
     outputs_by_cli = simulated_outputs(fabric, policy, {})["gpu03"]
     assert set(outputs_by_cli) == {c.cli for c in thor.commands(fabric.devices["gpu03"])}
+
+
+# --- the CLI on a fabric of Thor servers ----------------------------------------------------------
+
+
+def test_cli_render_then_check_configs_and_a_faulty_snapshot(tmp_path, capsys):
+    import json
+
+    from netcfg.cli import main
+
+    assert main(["render", str(INVENTORY), "-o", str(tmp_path / "configs")]) == 0
+    script_text = (tmp_path / "configs" / "gpu03.sh").read_text()
+    assert "bnxtqos -dev=eth0 set_pfc enabled=3" in script_text and "mlnx_qos" not in script_text
+    assert main(["check", str(INVENTORY), "--configs", str(tmp_path / "configs")]) == 0
+    faults = tmp_path / "faults.yaml"
+    faults.write_text("devices:\n  gpu05: {factory_qos: true}\n  gpu06: {trust: pcp}\n")
+    snapshot = tmp_path / "snapshot"
+    assert main(["lab", "snapshot", str(INVENTORY), "--faults", str(faults), "-o", str(snapshot)]) == 0
+    capsys.readouterr()
+    assert main(["check", str(INVENTORY), "--snapshot", str(snapshot), "--format", "json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert {f["device"] for f in report["findings"]} == {"gpu05", "gpu06"}

@@ -114,7 +114,7 @@ def _script_nics(text: str, nics: int) -> tuple[list[InterfaceState], dict[str, 
 def _apply_line(nic: BnxtNic, kind: str, row: dict) -> None:
     """One script line into the NIC's Broadcom settings; raises ValueError on a value it cannot read."""
     if kind == "mtu":
-        nic.mtu = row["value"]
+        nic.mtu = int(row["value"])
     elif kind == "pfc":
         nic.pfc = priorities(str(row["value"]), ",")
     elif kind == "ets":
