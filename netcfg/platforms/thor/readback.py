@@ -65,9 +65,9 @@ def parse_outputs(outputs: dict[str, str], device: Device) -> DeviceState:
     state = DeviceState(name=device.name, platform=PLATFORM, facets=frozenset({"qos", "version", "lldp"}))
     for index, nic in enumerate(device.nics):
         qos, dump = qos_command(nic), configfs_command(nic)
-        # Keyed by placeholders in place of NIC names, so the outputs of thousands of servers are
-        # the same text and parse once.
-        settings, qos_error = _read_qos(generic_text(outputs.get(qos.file) or "", device))
+        # get_qos names no NIC, and the dump is keyed by placeholders in place of NIC names: the
+        # outputs of thousands of servers are the same texts and parse once.
+        settings, qos_error = _read_qos(outputs.get(qos.file) or "")
         if qos_error:
             state.unparsed[qos.cli] = "output missing" if qos.file not in outputs else qos_error
         values, dump_error = _read_dump(generic_text(outputs.get(dump.file) or "", device), index)
