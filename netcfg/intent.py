@@ -77,37 +77,35 @@ def _switch_intent(device: Device, fabric: Fabric, policy: Policy) -> DeviceStat
 
 def _host_intent(device: Device, fabric: Fabric, policy: Policy) -> DeviceState:
     state = DeviceState(name=device.name, platform=device.platform, facets=frozenset({"qos"}))
-    platform = get_platform(device.platform)
     lossless = policy.lossless_priorities
     # ECN marking and DCQCN run on the RoCE priority whether or not it is lossless.
     roce = frozenset({policy.roce.priority})
     dscp_map = host_dscp_map(policy)
-    dcqcn = {
-        key: value
-        for key, value in host_dcqcn(policy).items()
-        if platform.dcqcn_knobs is None or key in platform.dcqcn_knobs
-    }
+    dcqcn = {**policy.host.dcqcn.model_dump(), "min_time_between_cnps": policy.host.min_time_between_cnps_us}
     for nic in device.nics:
         link = fabric.link_at(Endpoint(device.name, nic.netdev))
-        state.interfaces[nic.netdev] = platform.nic_intent(
-            InterfaceState(
-                name=nic.netdev,
-                mtu=policy.mtu.host,
-                trust=policy.trust,
-                pfc_enabled=policy.lossless,
-                no_drop_priorities=lossless,
-                dscp_map=dict(dscp_map),
-                roce_mode=policy.host.roce_mode,
-                roce_tos=policy.roce_tos,
-                ecn_np_priorities=roce,
-                ecn_rp_priorities=roce,
-                cnp_dscp=policy.cnp.dscp,
-                cnp_priority=policy.cnp.priority,
-                dcqcn=dict(dcqcn),
-                cable_m=round(link.cable_m) if link else None,
-            ),
-            policy,
+        state.interfaces[nic.netdev] = InterfaceState(
+            name=nic.netdev,
+            mtu=policy.mtu.host,
+            trust=policy.trust,
+            pfc_enabled=policy.lossless,
+            no_drop_priorities=lossless,
+            dscp_map=dict(dscp_map),
+            roce_mode=policy.host.roce_mode,
+            roce_tos=policy.roce_tos,
+            ecn_np_priorities=roce,
+            ecn_rp_priorities=roce,
+            cnp_dscp=policy.cnp.dscp,
+            cnp_priority=policy.cnp.priority,
+            dcqcn=dict(dcqcn),
+            cable_m=round(link.cable_m) if link else None,
         )
+    # What the platform's NICs hold of it: the DCQCN knobs they have, in their own shape.
+    platform = get_platform(device.platform)
+    for name, port in state.interfaces.items():
+        if platform.dcqcn_knobs is not None:
+            port.dcqcn = {k: v for k, v in port.dcqcn.items() if k in platform.dcqcn_knobs}
+        state.interfaces[name] = platform.nic_intent(port, policy)
     return state
 
 

@@ -77,13 +77,14 @@ class Thor(Platform):
         return readback.render_outputs(state, device)
 
     def nic_intent(self, port: InterfaceState, policy: Policy) -> InterfaceState:
-        """The DCB app table lists only the code points given (RoCE and CNP); the CNP priority rides
-        a strict traffic class where the policy wants CNPs strict; no cable length (the firmware
-        sizes headroom itself)."""
+        """The DCB app table lists only the code points given (RoCE, and the CNP's as intent marks
+        CNPs); the CNP priority rides a strict traffic class where the policy wants CNPs strict; no
+        cable length (the firmware sizes headroom itself)."""
+        assert port.cnp_dscp is not None and port.cnp_priority is not None  # intent sets both
         return dataclasses.replace(
             port,
-            dscp_map={policy.roce.dscp: policy.roce.priority, policy.cnp.dscp: policy.cnp.priority},
-            strict_queues=frozenset({policy.cnp.priority}) if policy.cnp_strict else frozenset(),
+            dscp_map={policy.roce.dscp: policy.roce.priority, port.cnp_dscp: port.cnp_priority},
+            strict_queues=frozenset({port.cnp_priority}) if policy.cnp_strict else frozenset(),
             cable_m=None,
         )
 
