@@ -471,4 +471,6 @@ def test_cli_render_then_check_configs_and_a_faulty_snapshot(tmp_path, capsys):
     capsys.readouterr()
     assert main(["check", str(INVENTORY), "--snapshot", str(snapshot), "--format", "json"]) == 1
     report = json.loads(capsys.readouterr().out)
-    assert {f["device"] for f in report["findings"]} == {"gpu05", "gpu06"}
+    assert {f["device"] for f in report["findings"]} - {"(fabric)"} == {"gpu05", "gpu06"}
+    # Fabric-wide findings name their hosts in the message: the one on Broadcom's CNP priority.
+    assert all("gpu05" in f["message"] for f in report["findings"] if f["device"] == "(fabric)")
