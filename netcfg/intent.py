@@ -105,7 +105,18 @@ def _host_intent(device: Device, fabric: Fabric, policy: Policy) -> DeviceState:
             dcqcn=dict(dcqcn),
             cable_m=round(link.cable_m) if link else None,
         )
+    # What the platform's NICs hold of it: the DCQCN knobs they have, in their own shape.
+    platform = get_platform(device.platform)
+    for name, port in state.interfaces.items():
+        if platform.dcqcn_knobs is not None:
+            port.dcqcn = {k: v for k, v in port.dcqcn.items() if k in platform.dcqcn_knobs}
+        state.interfaces[name] = platform.nic_intent(port, policy)
     return state
+
+
+def host_dcqcn(policy: Policy) -> dict[str, int]:
+    """Every DCQCN knob the policy sets on NICs, by the name the host platforms read it under."""
+    return {**policy.host.dcqcn.model_dump(), "min_time_between_cnps": policy.host.min_time_between_cnps_us}
 
 
 def device_intent(device: Device, fabric: Fabric, policy: Policy) -> DeviceState:

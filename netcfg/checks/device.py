@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from netcfg.checks.base import CheckContext, Issue, Severity, compare, rule, show
 from netcfg.headroom import headroom
-from netcfg.intent import KB
+from netcfg.intent import KB, host_dcqcn
 from netcfg.model import Device, DeviceState, EcnSetting, InterfaceState
 from netcfg.platforms import get_platform
 from netcfg.policy import Policy, VersionRule
@@ -199,11 +199,10 @@ def check_host_roce(state: DeviceState, device: Device, ctx: CheckContext) -> It
 
 @rule("host.dcqcn", Severity.WARNING, kinds=["host"], fields=("dcqcn",))
 def check_dcqcn(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
-    """DCQCN parameters on every NIC match the policy, so all senders react to congestion alike."""
-    want = {
-        **ctx.policy.host.dcqcn.model_dump(),
-        "min_time_between_cnps": ctx.policy.host.min_time_between_cnps_us,
-    }
+    """DCQCN parameters on every NIC match the policy, so all senders react to congestion alike
+    (those the NIC has a counterpart for: a Thor NIC has the CNP gap only)."""
+    knobs = get_platform(device.platform).dcqcn_knobs
+    want = {k: v for k, v in host_dcqcn(ctx.policy).items() if knobs is None or k in knobs}
     for port in fabric_ports(state, device, ctx):
         for key, value in sorted(want.items()):
             yield from compare(state.name, port.name, f"DCQCN {key}", value, port.dcqcn.get(key))

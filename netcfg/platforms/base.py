@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from netcfg.lab.profile import CliProfile
-from netcfg.model import Device, DeviceState, PgBuffer
+from netcfg.model import Device, DeviceState, InterfaceState, PgBuffer
 
 if TYPE_CHECKING:
+    from netcfg.policy import Policy
     from netcfg.remediation import Remediation
 
 
@@ -79,6 +80,9 @@ class Platform(ABC):
     # Hosts: the kernel drivers of the NICs the platform configures (`ethtool -i`); a NIC on another
     # driver takes none of its settings. Empty for switches.
     nic_drivers: ClassVar[frozenset[str]] = frozenset()
+    # Hosts: the policy's DCQCN knobs (`host.dcqcn` keys and `min_time_between_cnps`) the NIC has a
+    # counterpart for; None: every one. Intent asks a NIC for these only, and host.dcqcn checks these.
+    dcqcn_knobs: ClassVar[frozenset[str] | None] = None
     # Regular expressions (each matched against a whole command line) of the commands collection may
     # send: every one read-only on the device. A test holds every collected command to it, and the
     # lab refuses anything else. Empty: nothing may be sent.
@@ -138,6 +142,12 @@ class Platform(ABC):
         """The buffer a lossless priority group is configured with, for the headroom the plan needs
         (platforms with "pg_buffers" in `port_buffer_settings`; SONiC adds its xon and size)."""
         return PgBuffer(xoff=headroom_bytes)
+
+    def nic_intent(self, port: InterfaceState, policy: Policy) -> InterfaceState:
+        """Hosts: one NIC's intended settings as the platform holds them, from what the policy asks
+        of every NIC (a NIC family that lists only the DSCPs it was given, or sizes its headroom
+        without a cable length, says so here). Default: as asked."""
+        return port
 
     def factory_qos(self, state: DeviceState, device: Device) -> DeviceState | None:
         """The state with its QoS as the platform ships it before anyone configures RoCE (the lab's

@@ -10,22 +10,29 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import re
-import shlex
-import zlib
 from functools import lru_cache
 from types import SimpleNamespace
 from typing import ClassVar
 
 from netcfg.lab.profile import CliProfile
-from netcfg.model import DSCP_VALUES, Device, DeviceState, InterfaceState, LldpNeighbor, Nic
+from netcfg.model import DSCP_VALUES, Device, DeviceState, InterfaceState, Nic
 from netcfg.parsing import many, one, ttp_parse
+from netcfg.platforms import linux_host
 from netcfg.platforms.base import Batch, Command, Platform, register
+from netcfg.platforms.linux_host import (
+    LLDP,
+    NIC_PLACEHOLDER,
+    ethtool_command,
+    generic_text,
+    params,
+    to_int,
+    tokens,
+)
 from netcfg.templating import template
 
 NP_DCQCN = ("min_time_between_cnps",)
 # parse_config's name for the script in `unparsed` (and in `locations`, for where it went wrong).
 HOST_SCRIPT = "host script"
-LLDP = Command("lldpcli show neighbors", "lldpcli_show_neighbors")
 PRIORITIES = range(8)
 # ConnectX firmware default: DSCP d on priority d >> 3 until mlnx_qos --dscp2prio changes it.
 FIRMWARE_DSCP_MAP = {d: d >> 3 for d in DSCP_VALUES}
@@ -33,10 +40,6 @@ FIRMWARE_DSCP_MAP = {d: d >> 3 for d in DSCP_VALUES}
 
 def _mlnx_qos(nic: Nic) -> Command:
     return Command(f"mlnx_qos -i {nic.netdev}", f"mlnx_qos_{nic.netdev}")
-
-
-def _ethtool(nic: Nic) -> Command:
-    return Command(f"ethtool -i {nic.netdev}", f"ethtool_{nic.netdev}")
 
 
 def _sysfs(nic: Nic) -> Command:
@@ -69,14 +72,13 @@ class ConnectX(Platform):
     cli_profile: ClassVar[CliProfile] = CliProfile(
         prompt="{user}@{name}:~$ ", setup_replies={}, invalid_input="-bash: {command}: command not found"
     )
-    # Read-back only: `mlnx_qos -i IF` with any further option sets what it shows; `lldpcli` has
-    # `configure`. Interface names start with a letter or digit, so none passes for an option; sysfs
-    # path parts do not start with a dot, so no `..` leads out of /sys into a file worth hiding.
+    # Read-back only: `mlnx_qos -i IF` with any further option sets what it shows (interface names
+    # start with a letter or digit, so none passes for an option); the rest as every Linux host.
     read_only_commands: ClassVar[tuple[str, ...]] = (
         r"mlnx_qos -i [A-Za-z0-9][A-Za-z0-9_.:-]*",
-        r"ethtool -i [A-Za-z0-9][A-Za-z0-9_.:-]*",
-        r"grep -rH \. /sys(/[A-Za-z0-9_:-][A-Za-z0-9_.:-]*)+( /sys(/[A-Za-z0-9_:-][A-Za-z0-9_.:-]*)+)*",
-        r"lldpcli show neighbors",
+        linux_host.ETHTOOL_READ_ONLY,
+        linux_host.GREP_READ_ONLY,
+        linux_host.LLDP_READ_ONLY,
     )
     # The kernel drivers of the NICs this platform configures (`ethtool -i`): a NIC on another driver
     # (an Intel i40e or ice in a rail) takes none of the mlnx_qos or ConnectX sysfs settings.
@@ -86,7 +88,7 @@ class ConnectX(Platform):
     lab_version: ClassVar[str] = "28.41.1000"
 
     def commands(self, device: Device) -> list[Command]:
-        per_nic = [c for nic in device.nics for c in (_mlnx_qos(nic), _sysfs(nic), _ethtool(nic))]
+        per_nic = [c for nic in device.nics for c in (_mlnx_qos(nic), _sysfs(nic), ethtool_command(nic))]
         return [*per_nic, LLDP]
 
     def batches(self, device: Device) -> list[Batch]:
@@ -110,9 +112,9 @@ class ConnectX(Platform):
                     dscp2prio=overrides,
                     np=_prio_list(port.ecn_np_priorities),
                     rp=_prio_list(port.ecn_rp_priorities),
-                    np_values=_params(_np_values(port)),
-                    rp_values=_params(sorted((k, v) for k, v in port.dcqcn.items() if k not in NP_DCQCN)),
-                    cm_values=_params(
+                    np_values=params(_np_values(port)),
+                    rp_values=params(sorted((k, v) for k, v in port.dcqcn.items() if k not in NP_DCQCN)),
+                    cm_values=params(
                         [("default_roce_mode", port.roce_mode), ("default_roce_tos", port.roce_tos)]
                     ),
                 )
@@ -142,22 +144,14 @@ class ConnectX(Platform):
                 strict=port.strict_queues,
             )
             out[_sysfs(nic).cli] = template("connectx/sysfs_dump.j2").render(values=_sysfs_values(port, nic))
-            out[_ethtool(nic).cli] = template("connectx/ethtool_i.j2").render(
+            out[ethtool_command(nic).cli] = linux_host.render_driver_info(
                 driver=port.driver or "mlx5_core",
-                firmware=port.firmware,
-                psid=port.psid,
+                version="24.10-1.1.4",
+                firmware=f"{port.firmware} ({port.psid})" if port.psid else str(port.firmware),
                 bus=f"{0x17 + index * 0x10:02x}",
+                eeprom=False,
             )
-        neighbors = [
-            {
-                "local": n.local_interface,
-                "system_name": n.system_name,
-                "port": n.port,
-                "mac": _mac(n.system_name),
-            }
-            for n in state.lldp
-        ]
-        out[LLDP.cli] = template("connectx/lldpcli.j2").render(neighbors=neighbors)
+        out[LLDP.cli] = linux_host.render_lldp(state)
         return out
 
     # --- parse ----------------------------------------------------------------------------------
@@ -169,7 +163,7 @@ class ConnectX(Platform):
             state.unparsed[HOST_SCRIPT] = "CRLF line ending; expected LF"
             state.locations[HOST_SCRIPT] = text.count("\n", 0, text.index("\r")) + 1
             return state
-        shapes, unparsed, where = _script_ports(_generic_text(text, device), len(device.nics))
+        shapes, unparsed, where = _script_ports(generic_text(text, device), len(device.nics))
         if HOST_SCRIPT in unparsed:
             state.unparsed = dict(unparsed)
             return state
@@ -187,7 +181,7 @@ class ConnectX(Platform):
         state = DeviceState(
             name=device.name, platform=self.name, facets=frozenset({"qos", "version", "lldp"})
         )
-        # Keyed by the placeholders _generic_text puts in place of NIC names, so that the dumps of
+        # Keyed by the placeholders generic_text puts in place of NIC names, so that the dumps of
         # thousands of servers are the same text and parse once.
         ports = {f"@netdev{i}": state.interface(nic.netdev) for i, nic in enumerate(device.nics)}
         by_rdma = {f"@rdma{i}": ports[f"@netdev{i}"] for i in range(len(device.nics))}
@@ -195,7 +189,7 @@ class ConnectX(Platform):
             port = ports[f"@netdev{i}"]
             self._read_mlnx_qos(state, port, _mlnx_qos(nic), outputs)
             dump = outputs.get(_sysfs(nic).file)
-            generic = _generic_text(dump or "", device)
+            generic = generic_text(dump or "", device)
             values = many(ttp_parse(self.name, "sysfs_dump", generic).get("values"))
             if not values:
                 state.unparsed[_sysfs(nic).cli] = (
@@ -204,19 +198,13 @@ class ConnectX(Platform):
                 state.facets -= {"qos"}
             for row in values:
                 _apply_value(ports, by_rdma, row["path"], str(row["value"]))
-            info = one(ttp_parse(self.name, "ethtool_i", outputs.get(_ethtool(nic).file, "")).get("info"))
-            port.driver = info.get("driver")
-            port.firmware, port.psid = _firmware(info.get("firmware"))
+            port.driver, firmware = linux_host.read_driver_info(outputs.get(ethtool_command(nic).file, ""))
+            port.firmware, port.psid = _firmware(firmware)
             if port.firmware is None:
-                state.unparsed[_ethtool(nic).cli] = "no firmware-version line"
+                state.unparsed[ethtool_command(nic).cli] = "no firmware-version line"
                 # Driver and firmware are both unknown then: parse.unknown_output says so once.
                 state.facets -= {"version"}
-        lldp_text = outputs.get(LLDP.file)
-        rows = many(ttp_parse(self.name, "lldpcli", lldp_text or "").get("neighbors"))
-        if lldp_text is None or (not rows and "LLDP neighbors" not in lldp_text):
-            state.unparsed[LLDP.cli] = "no LLDP neighbor table"
-            state.facets -= {"lldp"}  # see EOS: an unreadable table says nothing about cabling
-        state.lldp = [LldpNeighbor(r["local"], r.get("system_name", ""), r.get("port", "")) for r in rows]
+        linux_host.read_lldp(state, outputs)
         return state
 
     def _read_mlnx_qos(self, state: DeviceState, port: InterfaceState, cmd: Command, outputs: dict) -> None:
@@ -250,30 +238,6 @@ class ConnectX(Platform):
         return text
 
 
-# A comment line is emptied, not removed: line numbers in the generic text are the file's.
-_COMMENT = re.compile(r"^[ \t]*#.*$", re.M)
-
-
-def _generic_text(text: str, device: Device) -> str:
-    """The text with comments blanked and NIC names replaced by placeholders (`@netdev0`, `@rdma0`).
-
-    Every server of a fabric runs the same script and prints the same sysfs values but for its NIC
-    names, so the generic text repeats across thousands of hosts and parses once.
-    """
-    names = {nic.netdev: f"@netdev{i}" for i, nic in enumerate(device.nics)}
-    names |= {nic.rdma_device: f"@rdma{i}" for i, nic in enumerate(device.nics)}
-    text = _COMMENT.sub("", text)
-    if not names:
-        return text
-    return _names_pattern(tuple(names)).sub(lambda m: names[m.group(1)], text)
-
-
-@lru_cache(maxsize=64)
-def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
-    alternatives = "|".join(map(re.escape, sorted(names, key=len, reverse=True)))
-    return re.compile(r"(?<![\w.@-])(" + alternatives + r")(?![\w.-])")
-
-
 # Where the settings of a generic host script stand: ((NIC index, ".field" or ""), line), hashable.
 _Where = tuple[tuple[tuple[int, str], int], ...]
 
@@ -301,7 +265,7 @@ def _script_ports(text: str, nics: int) -> tuple[list[InterfaceState], dict[str,
             except ValueError as exc:
                 unparsed[f"{kind} line of {port.name}"] = str(exc)
     for row in many(data.get("params")):
-        for pair in _tokens(row["params"]):
+        for pair in tokens(row["params"]):
             key, _, value = pair.partition("=")
             _apply_value(ports, by_rdma, f"{row['path']}/{key}", value)
     # Single `set_value` lines are hand edits on top of the generated groups: applied last.
@@ -317,7 +281,6 @@ def _named_locations(where: _Where, names: tuple[str, ...]) -> dict[str, int]:
     return {(names[nic] + key if key else names[nic]): line for (nic, key), line in where}
 
 
-_NIC = re.compile(r"@(?:netdev|rdma)(\d+)(?![\w.-])")
 _MLNX_QOS_FIELDS = {
     "--trust": ("trust",),
     "--pfc": ("pfc_enabled", "no_drop_priorities"),
@@ -339,12 +302,12 @@ def _script_locations(text: str, nics: int) -> _Where:
     and each NIC's first line, where a setting the script lacks belongs."""
     where: dict[tuple[int, str], int] = {}
     for number, line in enumerate(text.splitlines(), 1):
-        found = _NIC.search(line)
+        found = NIC_PLACEHOLDER.search(line)
         if found is None or int(found.group(1)) >= nics:
             continue
         nic = int(found.group(1))
         where.setdefault((nic, ""), number)
-        for name in _line_fields(_tokens(line)):
+        for name in _line_fields(tokens(line)):
             where[(nic, f".{name}")] = number
     return tuple(where.items())
 
@@ -415,21 +378,6 @@ def _apply_script_line(port: InterfaceState, kind: str, row: dict) -> None:
                 port.dscp_map = {**port.dscp_map, int(dscp): int(prio)}
 
 
-_TOKEN = re.compile(r"'([^']*)'|\"([^\"]*)\"|(\S+)")
-
-
-def _tokens(text: str) -> list[str]:
-    """Shell words as `shlex.quote` writes them (single quotes) or a person might (double quotes).
-
-    shlex.split would do, but cost most of a host's parse time at fabric scale.
-    """
-    return ["".join(groups) for groups in _TOKEN.findall(text)]
-
-
-def _params(pairs: list[tuple[str, object]]) -> str:
-    return " ".join(shlex.quote(f"{k}={v}") for k, v in pairs if v is not None)
-
-
 def _apply_value(
     ports: dict[str, InterfaceState], by_rdma: dict[str, InterfaceState], path: str, value: str
 ) -> None:
@@ -438,7 +386,7 @@ def _apply_value(
     if parts[:3] == ["sys", "class", "net"] and len(parts) >= 5 and parts[3] in ports:
         port = ports[parts[3]]
         if parts[4] == "mtu":
-            port.mtu = _int(value)
+            port.mtu = to_int(value)
         elif parts[4] == "ecn" and len(parts) >= 7:
             _apply_ecn_value(port, parts[5].removeprefix("roce_"), parts[6:], value)
     elif parts[:4] == ["sys", "kernel", "config", "rdma_cm"] and len(parts) >= 8 and parts[4] in by_rdma:
@@ -446,7 +394,7 @@ def _apply_value(
         if parts[7] == "default_roce_mode":
             port.roce_mode = value
         elif parts[7] == "default_roce_tos":
-            port.roce_tos = _int(value)
+            port.roce_tos = to_int(value)
 
 
 def _apply_ecn_value(port: InterfaceState, role: str, rest: list[str], value: str) -> None:
@@ -459,18 +407,11 @@ def _apply_ecn_value(port: InterfaceState, role: str, rest: list[str], value: st
             current.discard(int(rest[1]))
         setattr(port, attr, frozenset(current))
     elif role == "np" and rest[0] == "cnp_dscp":
-        port.cnp_dscp = _int(value)
+        port.cnp_dscp = to_int(value)
     elif role == "np" and rest[0] == "cnp_802p_prio":
-        port.cnp_priority = _int(value)
-    elif _int(value) is not None:
-        port.dcqcn[rest[0]] = _int(value)
-
-
-def _int(value: str) -> int | None:
-    try:
-        return int(value)
-    except ValueError:
-        return None
+        port.cnp_priority = to_int(value)
+    elif to_int(value) is not None:
+        port.dcqcn[rest[0]] = to_int(value)
 
 
 def _np_values(port: InterfaceState) -> list[tuple[str, int]]:
@@ -497,8 +438,3 @@ def _firmware(text: str | None) -> tuple[str | None, str | None]:
         return None, None
     found = re.fullmatch(r"(\S+) \(([^()\s]+)\)", text.strip())
     return (found.group(1), found.group(2)) if found else (text.strip(), None)
-
-
-def _mac(name: str) -> str:
-    h = f"{zlib.crc32(name.encode()):08x}"
-    return f"00:1c:73:{h[0:2]}:{h[2:4]}:{h[4:6]}"

@@ -1,0 +1,119 @@
+"""What the Linux GPU-server platforms share: `lldpcli show neighbors`, `ethtool -i`, and the
+generic text that lets thousands of servers running one script (or printing one dump) parse once.
+
+Not a platform: the host platforms (ConnectX, Thor) call these helpers for the parts of a server
+that do not depend on the make of its NICs.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import zlib
+from functools import lru_cache
+
+from netcfg.model import Device, DeviceState, LldpNeighbor, Nic
+from netcfg.parsing import many, one, ttp_parse
+from netcfg.platforms.base import Command
+from netcfg.templating import template
+
+LLDP = Command("lldpcli show neighbors", "lldpcli_show_neighbors")
+# Templates shared by the host platforms live under this name in templates/.
+TEMPLATES = "linux_host"
+# Interface names start with a letter or digit, so none passes for an option; sysfs path parts do
+# not start with a dot, so no `..` leads out of /sys into a file worth hiding. `lldpcli` has
+# `configure`: only the one read-only form passes.
+ETHTOOL_READ_ONLY = r"ethtool -i [A-Za-z0-9][A-Za-z0-9_.:-]*"
+GREP_READ_ONLY = (
+    r"grep -rH \. /sys(/[A-Za-z0-9_:-][A-Za-z0-9_.:-]*)+( /sys(/[A-Za-z0-9_:-][A-Za-z0-9_.:-]*)+)*"
+)
+LLDP_READ_ONLY = r"lldpcli show neighbors"
+
+
+def ethtool_command(nic: Nic) -> Command:
+    return Command(f"ethtool -i {nic.netdev}", f"ethtool_{nic.netdev}")
+
+
+def read_driver_info(text: str | None) -> tuple[str | None, str | None]:
+    """(driver, firmware-version text) from `ethtool -i`; None where the line is missing."""
+    info = one(ttp_parse(TEMPLATES, "ethtool_i", text or "").get("info"))
+    return info.get("driver"), info.get("firmware")
+
+
+def render_driver_info(driver: str, version: str, firmware: str, bus: str, eeprom: bool) -> str:
+    return template(f"{TEMPLATES}/ethtool_i.j2").render(
+        driver=driver, version=version, firmware=firmware, bus=bus, eeprom="yes" if eeprom else "no"
+    )
+
+
+def read_lldp(state: DeviceState, outputs: dict[str, str]) -> None:
+    """The host's LLDP neighbours; an unreadable table is unknown cabling, not a missing neighbour."""
+    text = outputs.get(LLDP.file)
+    rows = many(ttp_parse(TEMPLATES, "lldpcli", text or "").get("neighbors"))
+    if text is None or (not rows and "LLDP neighbors" not in text):
+        state.unparsed[LLDP.cli] = "no LLDP neighbor table"
+        state.facets -= {"lldp"}
+    state.lldp = [LldpNeighbor(r["local"], r.get("system_name", ""), r.get("port", "")) for r in rows]
+
+
+def render_lldp(state: DeviceState) -> str:
+    neighbors = [
+        {"local": n.local_interface, "system_name": n.system_name, "port": n.port, "mac": mac(n.system_name)}
+        for n in state.lldp
+    ]
+    return template(f"{TEMPLATES}/lldpcli.j2").render(neighbors=neighbors)
+
+
+# A comment line is emptied, not removed: line numbers in the generic text are the file's.
+_COMMENT = re.compile(r"^[ \t]*#.*$", re.M)
+
+
+def generic_text(text: str, device: Device) -> str:
+    """The text with comments blanked and NIC names replaced by placeholders (`@netdev0`, `@rdma0`).
+
+    Every server of a fabric runs the same script and prints the same values but for its NIC
+    names, so the generic text repeats across thousands of hosts and parses once.
+    """
+    names = {nic.netdev: f"@netdev{i}" for i, nic in enumerate(device.nics)}
+    names |= {nic.rdma_device: f"@rdma{i}" for i, nic in enumerate(device.nics)}
+    text = _COMMENT.sub("", text)
+    if not names:
+        return text
+    return _names_pattern(tuple(names)).sub(lambda m: names[m.group(1)], text)
+
+
+@lru_cache(maxsize=64)
+def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    alternatives = "|".join(map(re.escape, sorted(names, key=len, reverse=True)))
+    return re.compile(r"(?<![\w.@-])(" + alternatives + r")(?![\w.-])")
+
+
+# The NIC index a placeholder of the generic text names.
+NIC_PLACEHOLDER = re.compile(r"@(?:netdev|rdma)(\d+)(?![\w.-])")
+_TOKEN = re.compile(r"'([^']*)'|\"([^\"]*)\"|(\S+)")
+
+
+def tokens(text: str) -> list[str]:
+    """Shell words as `shlex.quote` writes them (single quotes) or a person might (double quotes).
+
+    shlex.split would do, but cost most of a host's parse time at fabric scale.
+    """
+    return ["".join(groups) for groups in _TOKEN.findall(text)]
+
+
+def params(pairs: list[tuple[str, object]]) -> str:
+    """`name=value` shell words, quoted, for the values that are set."""
+    return " ".join(shlex.quote(f"{k}={v}") for k, v in pairs if v is not None)
+
+
+def to_int(value: str, base: int = 10) -> int | None:
+    try:
+        return int(value, base)
+    except ValueError:
+        return None
+
+
+def mac(name: str) -> str:
+    """A stable, made-up chassis MAC for a neighbour the lab prints (an Arista OUI)."""
+    h = f"{zlib.crc32(name.encode()):08x}"
+    return f"00:1c:73:{h[0:2]}:{h[2:4]}:{h[4:6]}"
