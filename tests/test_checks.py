@@ -224,3 +224,33 @@ def test_per_family_cnp_classes_a_switch_cannot_map_are_refused(tmp_path, capsys
     (tmp_path / "fabric.yaml").write_text(yaml.safe_dump(spec))
     err = error_of(capsys, "check", tmp_path)
     assert "policy.yaml" in err and "cnp_by_platform" in err and expected in err, err
+
+
+def test_a_rail_mixing_nic_families_is_not_firmware_skew_but_a_skewed_family_is(tmp_path):
+    import yaml
+
+    from netcfg.inventory import load_fabric
+    from netcfg.lab.devices import live_states
+    from netcfg.policy import load_policy
+    from tests.conftest import LAB
+
+    spec = yaml.safe_load((LAB / "fabric.yaml").read_text())
+    spec["platforms"] = {
+        "switch": "eos",
+        "host": "connectx",
+        "overrides": [{"devices": "gpu0[5-8]", "platform": "thor"}],
+    }
+    spec["topology"]["names"]["rdma_device"] = "rdma{nic0}"
+    (tmp_path / "fabric.yaml").write_text(yaml.safe_dump(spec))
+    fabric = load_fabric(tmp_path)
+    assert {n: d.platform for n, d in fabric.devices.items() if not d.is_switch} == {
+        **{f"gpu0{i}": "connectx" for i in range(1, 5)},
+        **{f"gpu0{i}": "thor" for i in range(5, 9)},
+    }
+    policy = load_policy(fabric.policy_ref)
+    states = live_states(fabric, policy)
+    assert run_checks(fabric, policy, states) == []
+    ports = {n: dataclasses.replace(p, firmware="232.0.100.1") for n, p in states["gpu06"].interfaces.items()}
+    states["gpu06"] = dataclasses.replace(states["gpu06"], interfaces=ports)
+    skew = [f for f in run_checks(fabric, policy, states) if f.rule == "firmware.rail_skew"]
+    assert [(f.device, f.expected, f.actual) for f in skew] == [("gpu06", "232.0.219.16", "232.0.100.1")]

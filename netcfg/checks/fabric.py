@@ -142,19 +142,21 @@ def check_rail_cabling(ctx: CheckContext) -> Iterator[Issue]:
 
 @rule("firmware.rail_skew", Severity.WARNING, scope="fabric", facet="version")
 def check_rail_skew(ctx: CheckContext) -> Iterator[Issue]:
-    """All NICs of a rail run one firmware and all leaves of a rail one NOS version; the odd ones out
-    are named against the rail's majority."""
+    """All NICs of one family on a rail run one firmware, and all leaves of one platform on a rail one
+    NOS version; the odd ones out are named against their group's majority. (A rail may mix vendors:
+    a ConnectX and a Thor firmware are not versions of one thing.)"""
     groups: dict[tuple[str, int], dict[tuple[str, str | None], str]] = defaultdict(dict)
     for device in ctx.fabric.devices.values():
         state = ctx.states.get(device.name)
         if state is None or "version" not in state.facets or state.collection_error:
             continue
         if device.role == Role.LEAF and device.rail is not None and state.os_version:
-            groups[("leaf NOS", device.rail)][(device.name, None)] = state.os_version
+            groups[(f"leaf {device.platform} NOS", device.rail)][(device.name, None)] = state.os_version
         for nic in device.nics:
             port = state.interfaces.get(nic.netdev)
             if port is not None and port.firmware:
-                groups[("NIC firmware", nic.rail)][(device.name, nic.netdev)] = port.firmware
+                what = f"{device.platform} NIC firmware"
+                groups[(what, nic.rail)][(device.name, nic.netdev)] = port.firmware
     for (what, rail), versions in sorted(groups.items()):
         counts = Counter(versions.values()).most_common()
         if len(counts) < 2 or counts[0][1] == counts[1][1]:
