@@ -224,6 +224,7 @@ def _read_queues(read: _Reader, db: ConfigDb, state: DeviceState) -> None:
     wred_names: Counter[str] = Counter()
     settings: dict[str, EcnSetting | None] = {}
     strict: dict[str, set[int]] = {}
+    first: dict[str, int | None] = {}
     loc = state.locations
     for key, name, index, fields in entries(db, "QUEUE"):
         port = state.interfaces[name]
@@ -233,7 +234,7 @@ def _read_queues(read: _Reader, db: ConfigDb, state: DeviceState) -> None:
             kind = schedulers.get(scheduler, {}).get("type")
             if isinstance(kind, str) and kind.upper() == "STRICT":
                 strict.setdefault(name, set()).update(queues)
-                _at(loc, sys.intern(f"{name}.strict_queues"), db.line("QUEUE", key, "scheduler"))
+                _first(loc, f"{name}.strict_queues", db.line("QUEUE", key, "scheduler"))
         if "wred_profile" in fields:
             profile = reference(read.text(("QUEUE", key, "wred_profile"), fields["wred_profile"]))
             if profile not in settings:
@@ -241,10 +242,12 @@ def _read_queues(read: _Reader, db: ConfigDb, state: DeviceState) -> None:
             if settings[profile] is not None:
                 wred_names[profile] += 1
                 port.ecn.update(dict.fromkeys(queues, settings[profile]))
-                _at(loc, sys.intern(f"{name}.ecn"), db.line("QUEUE", key, "wred_profile"))
-        line = db.line("QUEUE", key)
+                _first(loc, f"{name}.ecn", db.line("QUEUE", key, "wred_profile"))
+        first.setdefault(name, db.line("QUEUE", key))
+    # A port whose queues mark no ECN (or have no strict one) points at its first queue.
+    for name, line in first.items():
         for fld in ("ecn", "strict_queues"):
-            loc.setdefault(sys.intern(f"{name}.{fld}"), line)
+            _first(loc, f"{name}.{fld}", line)
     for name, queues in strict.items():
         state.interfaces[name].strict_queues = frozenset(queues)
     if wred_names:
@@ -371,3 +374,9 @@ def _most_common(by_port: dict[str, str]) -> str | None:
 def _at(locations: dict[str, int], key: str, line: int | None) -> None:
     if line is not None:
         locations[key] = line
+
+
+def _first(locations: dict[str, int], key: str, line: int | None) -> None:
+    """The first line that sets a port's queue settings: the lowest queue, the one findings are about."""
+    if line is not None:
+        locations.setdefault(sys.intern(key), line)

@@ -15,7 +15,7 @@ import jsonpatch
 
 from netcfg.errors import InputError
 from netcfg.platforms.sonic.configdb import Unreadable, load
-from netcfg.platforms.sonic.parse import PORT_TABLES, split_key
+from netcfg.platforms.sonic.parse import PORT_TABLES, reference, split_key
 from netcfg.platforms.sonic.render import render_text
 from netcfg.remediation import Remediation, unified_diff
 
@@ -44,12 +44,15 @@ def remediation(device: str, intended: str, running: str, source: str) -> Remedi
 def owned(have: dict[str, dict], want: dict[str, dict]) -> dict[str, dict]:
     """The part of the running config netcfg's intended tables speak for."""
     ports = set(want.get("PORT", {}))
+    profiles = have.get("BUFFER_PROFILE", {})
     view: dict[str, dict] = {}
     for table, entries in have.items():
         mine = want.get(table, {})
         if table in PORT_TABLES:
             view[table] = {
-                k: v for k, v in entries.items() if k in mine or (_ports_of(k) and _ports_of(k) <= ports)
+                k: v
+                for k, v in entries.items()
+                if k in mine or (_ports_of(k) <= ports and not _lossy_group(table, v, profiles))
             }
         elif table in FIELD_TABLES and table in want:
             view[table] = {k: {f: v[f] for f in mine[k] if f in v} for k, v in entries.items() if k in mine}
@@ -59,4 +62,13 @@ def owned(have: dict[str, dict], want: dict[str, dict]) -> dict[str, dict]:
 
 
 def _ports_of(key: str) -> set[str]:
-    return set(split_key(key)[0])
+    return set(split_key(key)[0]) or {key}
+
+
+def _lossy_group(table: str, fields: dict, profiles: dict[str, dict]) -> bool:
+    """A priority group on a lossy profile (PG 0 as SONiC's buffer template sets it): the device's
+    own buffer setup, which the QoS chain does not model and the patch leaves alone."""
+    if table != "BUFFER_PG":
+        return False
+    profile = profiles.get(reference(str(fields.get("profile", ""))))
+    return profile is not None and "xoff" not in profile

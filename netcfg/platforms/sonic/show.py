@@ -44,7 +44,8 @@ def read_table(text: str) -> tuple[list[str], list[dict[str, str]]] | None:
 
 def table(headers: list[str], rows: list[list[str]], right: bool) -> str:
     """Rows as tabulate's "simple" format prints them (sonic-utilities' tables)."""
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+    # tabulate pads headers by two (its MIN_PADDING): "PFC0" heads a column six wide.
+    widths = [max([len(h) + 2, *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
 
     def line(cells: list[str]) -> str:
         padded = (c.rjust(w) if right else c.ljust(w) for c, w in zip(cells, widths, strict=True))
