@@ -9,6 +9,10 @@ is set. Remediation is a JSON patch (patch.py); the stock AZURE traps are rules 
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import re
+from functools import lru_cache
 from typing import ClassVar
 
 from netcfg.lab.profile import CliProfile
@@ -63,13 +67,17 @@ class Sonic(Platform):
         return render_text(config_db(state))
 
     def parse_config(self, text: str, device: Device) -> DeviceState:
-        try:
-            return parse_db(load(text), device.name, self.name)
-        except Unreadable as exc:
-            state = DeviceState(name=device.name, platform=self.name, facets=frozenset({"qos"}))
-            state.unparsed[CONFIG_DB] = exc.why
-            state.locations[CONFIG_DB] = exc.line
+        # The switches of a fabric differ in their hostname and port descriptions, which the chain
+        # does not depend on: the text without them parses once, and each switch gets its own.
+        shape = _parse_shape(_PER_SWITCH.sub(r'\1""', text))
+        state = _copy(shape, device.name)
+        if state.unparsed:
             return state
+        ports = _descriptions(text)
+        for name, port in state.interfaces.items():
+            if port.description is not None:
+                port.description = ports.get(name, port.description)
+        return state
 
     def parse_outputs(self, outputs: dict[str, str], device: Device) -> DeviceState:
         facets = {"qos", "version", "lldp"}
@@ -129,6 +137,56 @@ class Sonic(Platform):
 
     def factory_qos(self, state: DeviceState, device: Device) -> DeviceState | None:
         return lab.factory_qos(state, device)
+
+
+# The values one switch's config holds and no other: its hostname and its ports' descriptions.
+_PER_SWITCH = re.compile(r'("(?:hostname|description)"[ \t]*:[ \t]*)"(?:[^"\\\n]|\\.)*"')
+
+
+@lru_cache(maxsize=256)
+def _parse_shape(text: str) -> DeviceState:
+    """The state of a config_db text, shared by the switches it stands for: callers copy it."""
+    try:
+        return parse_db(load(text), "", Sonic.name)
+    except Unreadable as exc:
+        state = DeviceState(name="", platform=Sonic.name, facets=frozenset({"qos"}))
+        state.unparsed[CONFIG_DB] = exc.why
+        state.locations[CONFIG_DB] = exc.line
+        return state
+
+
+def _copy(shape: DeviceState, name: str) -> DeviceState:
+    ports = {
+        n: dataclasses.replace(
+            p,
+            ecn=dict(p.ecn),
+            pg_buffers=dict(p.pg_buffers),
+            dscp_map=None if p.dscp_map is None else dict(p.dscp_map),
+        )
+        for n, p in shape.interfaces.items()
+    }
+    # Locations are shared: nothing writes to them once parsed.
+    return dataclasses.replace(
+        shape,
+        name=name,
+        interfaces=ports,
+        dscp_map=dict(shape.dscp_map),
+        tc_queue=dict(shape.tc_queue),
+        tc_pg=dict(shape.tc_pg),
+        tc_pfc=dict(shape.tc_pfc),
+        qos_names=dict(shape.qos_names),
+        unparsed=dict(shape.unparsed),
+        not_operational=dict(shape.not_operational),
+        lldp=[],
+    )
+
+
+def _descriptions(text: str) -> dict[str, str]:
+    """PORT descriptions of a text the shape parse has read (so it is config_db, nested or flat)."""
+    data = json.loads(text)
+    ports = dict(data.get("PORT", {}))
+    ports |= {k.partition("|")[2]: v for k, v in data.items() if k.startswith("PORT|")}
+    return {n: f["description"] for n, f in ports.items() if isinstance(f.get("description"), str)}
 
 
 def _running_watchdog(state: DeviceState, db: ConfigDb, text: str | None) -> None:

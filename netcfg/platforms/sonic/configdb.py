@@ -74,6 +74,43 @@ def scan(text: str) -> Iterator[Key]:
             stack[-1][2] = True
 
 
+# A key that starts a line, as SONiC (`json.dumps(indent=4)`) and every JSON formatter print them.
+_LINE_KEY = re.compile(r'^([ \t]*)"((?:[^"\\\n]|\\.)*)"[ \t]*:', re.M)
+
+
+def key_lines(text: str, data: dict) -> dict[Path, int]:
+    """The line of every key that starts a line, by its path, its nesting read from the indentation.
+
+    One regex pass at C speed (a token scan costs ten times as much at fabric scale). A key within a
+    line (`{"profile": "X"}`) is on its entry's line, which findings fall back to; a path the
+    indentation would misread is not one of the document's and is left out."""
+    lines: dict[Path, int] = {}
+    # Per open key: its indentation, its path, and the value under it (None: not the document's).
+    stack: list[tuple[int, Path, object]] = []
+    line, last = 1, 0
+    for match in _LINE_KEY.finditer(text):
+        start = match.start()
+        line += text.count("\n", last, start)
+        last = start
+        indent = len(match.group(1))
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        key = match.group(2)
+        if "\\" in key:
+            key = _decode(f'"{key}"')
+        if stack:
+            _, parent, node = stack[-1]
+            path = (*parent, key)
+            node = node.get(key) if isinstance(node, dict) else None
+        else:
+            node = data.get(key)
+            path = _normal((key,))
+        stack.append((indent, path, node))
+        if node is not None:
+            lines.setdefault(path, line)
+    return lines
+
+
 def _decode(token: str) -> str:
     if "\\" not in token:
         return token[1:-1]
@@ -122,10 +159,7 @@ def load(text: str) -> ConfigDb:
         raise Unreadable(1, "JSON nested too deeply for a config_db document") from None
     if not isinstance(data, dict):
         raise Unreadable(1, "a JSON document that is not an object of config_db tables")
-    lines: dict[Path, int] = {}
-    for key in scan(text):
-        if key.is_key:
-            lines.setdefault(key.path, key.line)
+    lines = key_lines(text, data)
     tables: dict[str, dict[str, dict]] = {}
     for top, value in data.items():
         table, flat, entry = top.partition("|")

@@ -8,7 +8,7 @@ import zlib
 from netcfg.model import Device, DeviceState, EcnSetting, PgBuffer, Role, Watchdog, port_sort_key
 from netcfg.platforms.sonic import show
 from netcfg.platforms.sonic.names import DEFAULT_MTU, MAP_TABLES, STOCK_CABLE_M
-from netcfg.platforms.sonic.render import config_db, render_text
+from netcfg.platforms.sonic.render import config_db, device_text
 from netcfg.templating import template
 
 PLATFORM = "x86_64-nvidia_sn5600-r0"
@@ -24,7 +24,7 @@ def running_config(state: DeviceState, device: Device) -> str:
     for table, entries in config_db(state).items():
         for key, fields in entries.items():
             doc.setdefault(table, {}).setdefault(key, {}).update(fields)
-    return render_text(doc)
+    return device_text(doc)
 
 
 def _device_tables(state: DeviceState, device: Device) -> dict[str, dict]:
