@@ -1,10 +1,11 @@
 """Remediation for config_db: an RFC 6902 JSON patch (what SONiC's `config apply-patch` takes) from the
 running config to the intended one, made by the jsonpatch library, limited to what netcfg owns.
 
-Owned: the fabric ports' entries of the per-port QoS tables (PORT_QOS_MAP, QUEUE, BUFFER_PG, PFC_WD),
-the maps and profiles netcfg defines (by name), and the fields netcfg sets on PORT and CABLE_LENGTH.
-Everything else (other ports, SONiC's stock maps, pools, BGP, ...) is outside the comparison, so the
-patch never removes or changes it.
+Owned: the fabric ports' entries of the per-port QoS tables (PORT_QOS_MAP, QUEUE, PFC_WD, and
+BUFFER_PG but for lossy groups such as PG 0), the maps and profiles netcfg defines (by name), and the
+fields netcfg sets on PORT and CABLE_LENGTH. Everything else (other ports, SONiC's stock maps, pools,
+lossy buffers, BGP, the hostname, ...) is outside the comparison, so the patch never removes or
+changes it.
 """
 
 from __future__ import annotations
