@@ -10,7 +10,7 @@ from netcfg.errors import InputError
 from netcfg.files import list_dir, read_text
 from netcfg.intent import fabric_intent
 from netcfg.model import Device, DeviceState, Fabric
-from netcfg.platforms import get_platform, platform_names
+from netcfg.platforms import get_platform
 from netcfg.policy import Policy
 from netcfg.snapshot import META_FILE, read_device_outputs
 
@@ -28,10 +28,12 @@ def intent_states(fabric: Fabric, policy: Policy) -> dict[str, DeviceState]:
 def config_states(fabric: Fabric, folder: Path) -> dict[str, DeviceState]:
     """States from `<device><suffix>` config files, as a repository keeps them for pre-merge checks.
 
-    Only files named like a platform's config (`*.cfg`, `*.sh`) are devices: a README or a JSON
-    export beside them is not, and is left alone. A file that its platform cannot read is one
-    InputError naming the file (and the line, where the platform knows it)."""
-    suffixes = {platform.config_suffix for platform in map(get_platform, platform_names())}
+    Only files named like the config of a platform the inventory uses (`*.cfg`, `*.sh`, `*.json` for
+    SONiC) are devices: a README, or a JSON export beside EOS configs, is not, and is left alone. A
+    file that its platform cannot read is one InputError naming the file (and the line, where the
+    platform knows it)."""
+    used = {device.platform for device in fabric.devices.values()}
+    suffixes = {get_platform(name).config_suffix for name in used}
     files = [
         p for p in list_dir(folder, "configs folder") if p.suffix in suffixes and not p.name.startswith(".")
     ]
