@@ -1,0 +1,98 @@
+"""`netcfg diff` for Cumulus: the `nv set` / `nv unset` lines that bring the applied configuration back to
+intent, ending with `nv config apply`.
+
+Both configurations are compared setting by setting: every list (`swp1-4`, `dscp 10,21`) is expanded so
+that the same settings written in other groupings compare equal. Only settings netcfg renders and reads
+are touched: a BGP neighbour, a user account or a port outside the plan is never unset.
+"""
+
+from __future__ import annotations
+
+import re
+
+from netcfg.platforms.cumulus.config import setting_role
+from netcfg.platforms.cumulus.names import compact_names, expand_names, expand_numbers
+from netcfg.remediation import Remediation, unified_diff
+
+_LISTS = re.compile(r"(?<=\s)(dscp|traffic-class|switch-priority) (\d+(?:[,-]\d+)+)(?=\s|$)")
+
+
+def remediate(device: str, intended: str, running: str) -> Remediation:
+    want = _settings(intended, None)
+    ports = {line.split()[2] for line in want if line.startswith("set interface ")}
+    have = _settings(running, ports)
+    diff = unified_diff(device, [f"nv {s}" for s in sorted(have)], [f"nv {s}" for s in sorted(want)])
+    if not diff:
+        return Remediation(device, "", "")
+    paths = {_path(s) for s in want}
+    gone = [s for s in have if s not in want and _path(s) not in paths]
+    unset = [f"nv unset {_path(s)[len('set ') :]}" for s in gone]
+    commands = [*unset, *_grouped([s for s in want if s not in have]), "nv config apply"]
+    return Remediation(device, diff, "\n".join(commands))
+
+
+def _settings(text: str, ports: set[str] | None) -> dict[str, None]:
+    """The settings netcfg owns in a config (`set ...`, one port and one number each), in order; of the
+    ports named in `ports` only (all when None)."""
+    out: dict[str, None] = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line.startswith("nv set "):
+            continue
+        for setting in _atoms(line[len("nv ") :]):
+            if not _owned(setting):
+                continue
+            if ports is not None and setting.startswith("set interface ") and setting.split()[2] not in ports:
+                continue
+            out[setting] = None
+    return out
+
+
+def _atoms(setting: str) -> list[str]:
+    words = setting.split(" ", 3)
+    if len(words) >= 3 and words[1] == "interface":
+        names = expand_names(words[2]) or [words[2]]
+        rest = " " + words[3] if len(words) > 3 else ""
+        return [a for name in names for a in _atoms_of_numbers(f"set interface {name}{rest}")]
+    return _atoms_of_numbers(setting)
+
+
+def _atoms_of_numbers(setting: str) -> list[str]:
+    found = _LISTS.search(setting)
+    if found is None:
+        return [setting]
+    numbers = expand_numbers(found.group(2), 63) or []
+    pieces = [setting[: found.start(2)] + str(n) + setting[found.end(2) :] for n in numbers]
+    return [a for piece in pieces for a in _atoms_of_numbers(piece)]
+
+
+def _owned(setting: str) -> bool:
+    return setting_role(setting) is not None
+
+
+def _path(setting: str) -> str:
+    """The setting without its value: what `nv unset` takes, and what a new value replaces."""
+    role = setting_role(setting)
+    if role == "member":
+        return setting
+    if role == "description":
+        return setting.split(" description ", 1)[0] + " description"
+    return setting.rsplit(" ", 1)[0]
+
+
+def _grouped(settings: list[str]) -> list[str]:
+    """Per-port settings that are the same on several ports as one line (`nv set interface swp1-4 ...`)."""
+    by_rest: dict[str, list[str]] = {}
+    lines: list[str] = []
+    for s in settings:
+        words = s.split(" ", 3)
+        if words[1] == "interface" and len(words) == 4:
+            if words[3] not in by_rest:
+                lines.append(words[3])
+            by_rest.setdefault(words[3], []).append(words[2])
+        else:
+            lines.append(s)
+    return [
+        f"nv set interface {compact_names(by_rest[line])} {line}" if line in by_rest else f"nv {line}"
+        for line in lines
+    ]
