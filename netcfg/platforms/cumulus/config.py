@@ -61,6 +61,7 @@ class Profile:
 
 @dataclass(slots=True)
 class Port:
+    type: str | None = None
     description: str | None = None
     mtu: int | None = None
     watchdog: bool = False
@@ -202,16 +203,19 @@ def _yaml_lines(text: str) -> _YamlLines:
     return out
 
 
-def _flatten(node: yaml.Node, path: list[str], out: list[tuple[int, str]], seen: set[int]) -> None:
+def _flatten(
+    node: yaml.Node, path: list[str], out: list[tuple[int, str]], seen: set[int], line: int = 1
+) -> None:
+    """Each path from `set` to a leaf as one line; `line` is where the path's last key stands."""
     if id(node) in seen:
         # NVUE writes no anchors; a repeated node is an alias, which could expand without bound.
-        raise _Unreadable(node.start_mark.line + 1, "YAML alias; NVUE configurations have none")
+        raise _Unreadable(line, "YAML alias; NVUE configurations have none")
     seen.add(id(node))
     if isinstance(node, yaml.MappingNode) and node.value:
         for key, value in node.value:
             if not isinstance(key, yaml.ScalarNode):
                 raise _Unreadable(key.start_mark.line + 1, "a YAML key that is not a name")
-            _flatten(value, [*path, str(key.value)], out, seen)
+            _flatten(value, [*path, str(key.value)], out, seen, key.start_mark.line + 1)
     elif isinstance(node, yaml.MappingNode):
         out.append((node.start_mark.line + 1, " ".join(path)))
     elif isinstance(node, yaml.ScalarNode):
@@ -288,6 +292,12 @@ def _description(config: Config, number: int, m: re.Match[str]) -> None:
     for port in _ports(config, number, m.group(1)):
         port.description = text
         port.lines["description"] = number
+
+
+@_rule(r"set interface (\S+) type (\S+)")
+def _type(config: Config, number: int, m: re.Match[str]) -> None:
+    for port in _ports(config, number, m.group(1)):
+        port.type = m.group(2)
 
 
 @_rule(r"set interface (\S+) link mtu (\d+)")
@@ -463,7 +473,9 @@ def _resolve(config: Config, state: DeviceState) -> tuple[DeviceState, Globals]:
         state.qos_names["roce_mode"] = g.roce
     state.model, state.os_version = config.model, config.version
     for name, port in config.ports.items():
-        iface = InterfaceState(name=name, description=port.description, mtu=port.mtu or DEFAULT_MTU)
+        # 9216 is the switch ports' default; eth0 and lo have their own.
+        default_mtu = DEFAULT_MTU if (port.type or name[:3]) == "swp" else None
+        iface = InterfaceState(name=name, description=port.description, mtu=port.mtu or default_mtu)
         _port_qos(config, g, port, iface)
         iface.watchdog = port.watchdog
         state.interfaces[name] = iface

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from netcfg.platforms.cumulus.config import setting_role
+from netcfg.platforms.cumulus.defaults import DEFAULT_GLOBAL
 from netcfg.platforms.cumulus.names import compact_names, expand_names, expand_numbers
 from netcfg.remediation import Remediation, unified_diff
 
@@ -21,6 +22,7 @@ def remediate(device: str, intended: str, running: str) -> Remediation:
     want = _settings(intended, None)
     ports = {line.split()[2] for line in want if line.startswith("set interface ")}
     have = _settings(running, ports)
+    want = _named_as(want, have)
     diff = unified_diff(device, [f"nv {s}" for s in sorted(have)], [f"nv {s}" for s in sorted(want)])
     if not diff:
         return Remediation(device, "", "")
@@ -45,6 +47,42 @@ def _settings(text: str, ports: set[str] | None) -> dict[str, None]:
             if ports is not None and setting.startswith("set interface ") and setting.split()[2] not in ports:
                 continue
             out[setting] = None
+    return out
+
+
+_PROFILE = re.compile(r"set qos (mapping|pfc|congestion-control|egress-scheduler) (\S+)( .*)?")
+_BINDING = re.compile(
+    r"(set interface \S+ qos (mapping|pfc|congestion-control|egress-scheduler) profile) (\S+)"
+)
+
+
+def _named_as(want: dict[str, None], have: dict[str, None]) -> dict[str, None]:
+    """The intended settings with each of netcfg's own QoS profiles named as the running profile that
+    holds the same settings: a profile the switch has under another name is the same profile."""
+
+    def contents(settings: dict[str, None]) -> dict[tuple[str, str], frozenset[str]]:
+        found: dict[tuple[str, str], set[str]] = {}
+        for setting in settings:
+            m = _PROFILE.fullmatch(setting)
+            if m and m.group(2) != DEFAULT_GLOBAL:
+                found.setdefault((m.group(1), m.group(2)), set()).add(m.group(3) or "")
+        return {key: frozenset(value) for key, value in found.items()}
+
+    running = {(kind, body): name for (kind, name), body in reversed(contents(have).items())}
+    renames = {
+        key: running[(key[0], body)] for key, body in contents(want).items() if (key[0], body) in running
+    }
+    if not renames:
+        return want
+    out: dict[str, None] = {}
+    for setting in want:
+        profile, binding = _PROFILE.fullmatch(setting), _BINDING.fullmatch(setting)
+        if profile and (profile.group(1), profile.group(2)) in renames:
+            new = renames[(profile.group(1), profile.group(2))]
+            setting = f"set qos {profile.group(1)} {new}{profile.group(3) or ''}"
+        elif binding and (binding.group(2), binding.group(3)) in renames:
+            setting = f"{binding.group(1)} {renames[(binding.group(2), binding.group(3))]}"
+        out[setting] = None
     return out
 
 

@@ -86,7 +86,7 @@ def render_lines(state: DeviceState) -> list[str]:
         for line in _ecn_lines(name, dict(value), {})
     ]
     lines += _grouped(
-        "qos egress-queue-mapping default-global switch-priority {} traffic-class {}",
+        "nv set qos egress-queue-mapping default-global switch-priority {} traffic-class {}",
         {sp: tc for sp, tc in g.sp_tc.items() if tc != base.sp_tc[sp]},
     )
     lines += _ets_lines(DEFAULT_GLOBAL, g.strict, base.strict)
