@@ -83,8 +83,8 @@ def render_roce(g: Globals, gap: dict[str, tuple[str, str]]) -> str:
         rows += [("lldp-app-tlv", "", ""), ("  priority", priority, ""), ("  protocol-id", "4791", "")]
         rows.append(("  selector", "UDP", ""))
     text = format_rows(rows)
-    if g.roce is None:
-        return text
+    if not running("mode", g.roce or ""):
+        return text  # RoCE does not run: no RoCE tables
     cells = {k: running(k, v) for k, v in _table_cells(g).items()}
     dscp = [(str(sp), cells[f"switch-prio {sp} dscp"], str(sp)) for sp in PRIORITIES]
     text += format_table(DSCP_TABLE, ("pcp", "dscp", "switch-prio"), dscp)
