@@ -96,7 +96,8 @@ def drift(state: DeviceState, data: st.DataObject) -> DeviceState:
         **data.draw(st.dictionaries(st.integers(0, 63), st.integers(0, 7), max_size=3)),
     }
     tc_queue = data.draw(st.dictionaries(st.integers(0, 7), st.integers(0, 7), max_size=3))
-    roce = data.draw(st.sampled_from([state.qos_names.get("roce_mode"), *ROCE_MODES]))
+    # None: RoCE not configured, the switch's stock QoS with overrides.
+    roce = data.draw(st.sampled_from([state.qos_names.get("roce_mode"), *ROCE_MODES, None]))
     watchdog = (
         state.watchdog if state.watchdog and state.watchdog.enabled else Watchdog(True, "drop", 300, 100, 100)
     )
@@ -105,7 +106,7 @@ def drift(state: DeviceState, data: st.DataObject) -> DeviceState:
         interfaces=ports,
         dscp_map=dscp_map,
         tc_queue={**state.tc_queue, **{sp: q for sp, q in tc_queue.items()}},
-        qos_names={"roce_mode": roce},
+        qos_names={"roce_mode": roce} if roce else {},
         watchdog=watchdog if any(p.watchdog for p in ports.values()) else Watchdog(enabled=False),
     )
 
