@@ -149,16 +149,16 @@ def _command_lines(text: str) -> list[tuple[int, str]]:
                 number, "an 'nv unset' line; expected the applied configuration as 'nv set' lines"
             )
         else:
-            raise _Unreadable(number, f"not an NVUE configuration: {_what(line)}")
+            raise _Unreadable(number, f"not an NVUE configuration: {_what(line, text)}")
     if not out:
         raise _Unreadable(1, "not an NVUE configuration: no 'nv set' line")
     return out
 
 
-def _what(line: str) -> str:
+def _what(line: str, text: str) -> str:
     """What a foreign line shows the text to be, for the one-line error."""
-    if line.startswith("traffic.") or line.startswith(("pfc.", "ecn_red.", "priority_group.")):
-        return "a Cumulus Linux 3.x/4.x traffic.conf line (not managed through NVUE)"
+    if re.search(r"^(?:traffic|pfc|ecn_red|priority_group)\.\S+ *=", text, re.M):
+        return "a Cumulus Linux 3.x/4.x traffic.conf (Cumulus 5 configures QoS through NVUE)"
     if line.startswith(("{", "[")):
         return "a JSON document"
     if line.startswith(("interface ", "!", "hostname ")):

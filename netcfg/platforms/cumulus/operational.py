@@ -26,6 +26,8 @@ TC_TABLE = "RoCE SP->TC mapping and ETS configurations"
 PROGRAMMED_TOLERANCE = 0.10
 STRICT = "strict-priority"
 DWRR = "DWRR-50%"
+# Printed, but not a setting of the configuration (`ECN`, or `ecn, absolute` per port).
+_DISPLAY_ONLY = ("congestion-control.congestion-mode",)
 # Rows of `nv show qos roce` read as numbers lists, so that `0,3` and `0, 3` are the same.
 _NUMBER_ROWS = ("pfc.pfc-priority", "congestion-control.enabled-tc")
 
@@ -122,14 +124,23 @@ def roce_gap(expected: Globals, show: Show) -> dict[str, tuple[str, str]]:
     """Rows of a readable `nv show qos roce` whose operational value is not what `expected` implies."""
     gap = {}
     for path, want in roce_rows(expected).items():
-        if path in show.rows and not _same(path, want, show.rows[path][0]):
+        if path in show.rows and path not in _DISPLAY_ONLY and not _same(path, want, show.rows[path][0]):
             gap[f"{ROCE_PREFIX} {path.replace('.', ' ')}"] = (want, show.rows[path][0])
     if expected.roce is None:
         return gap
     want_cells = _table_cells(expected)
     for key, have in _shown_cells(show).items():
         want = want_cells.get(key)
-        if want is not None and not _same(key, want, have):
+        if want is None:
+            continue
+        if key.endswith(" dscp"):
+            # The switch-wide table lists every DSCP of a priority, a port's status only RoCE's and
+            # CNP's: each DSCP shown must reach the priority it is shown under.
+            shown, priority = _numbers(have), int(key.split()[1])
+            taken = isinstance(shown, frozenset) and all(expected.dscp_map.get(d) == priority for d in shown)
+        else:
+            taken = _same(key, want, have)
+        if not taken:
             gap[f"{ROCE_PREFIX} {key}"] = (want, have)
     return gap
 
@@ -155,7 +166,7 @@ def _same(key: str, want: str, have: str) -> bool:
         return abs(w[0] - h[0]) <= max(h[1], w[1], round(w[0] * PROGRAMMED_TOLERANCE))
     if key.endswith("scheduler-weight"):
         return ("strict" in want.lower()) == ("strict" in have.lower())
-    if key in _NUMBER_ROWS or key.endswith(" dscp"):
+    if key in _NUMBER_ROWS:
         return _numbers(want) == _numbers(have)
     yes = {"yes": "enabled", "no": "disabled"}
     return yes.get(have.strip().lower(), have.strip().lower()) == want.strip().lower()
