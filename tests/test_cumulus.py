@@ -313,8 +313,17 @@ def test_ecn_applied_but_not_running_is_its_own_finding(fabric, policy):
     state = NV.parse_outputs(outputs(nv_show_qos_roce=lagging), leaf(fabric))
     assert state.not_operational == {"qos roce congestion-control enabled-tc": ("0,3", "0")}
     assert findings_of(fabric, policy, "leaf-su1-r1", state) == {
-        ("config.not_operational", "leaf-su1-r1", None, "qos roce congestion-control enabled-tc: 0")
+        ("config.not_operational", "leaf-su1-r1", None, "congestion-control enabled-tc 0")
     }
+
+
+def test_what_the_switch_shows_as_applied_comes_before_the_configuration(fabric):
+    roce = (CUMULUS / "nv_show_qos_roce_lossless.txt").read_text()
+    single = roce.replace(
+        "mode                lossless     lossless", "mode                lossy        lossless-single-ipool"
+    )
+    state = NV.parse_outputs(outputs(nv_show_qos_roce=single), leaf(fabric))
+    assert state.not_operational == {"qos roce mode": ("lossless-single-ipool", "lossy")}
 
 
 def test_spectrum4_rounding_of_thresholds_is_not_an_error(fabric, policy):
@@ -459,6 +468,7 @@ SECRET_LINES = {
     "nv set vrf default router bgp peer-group SPINES password Gr0upPw": "Gr0upPw",
     "nv set interface swp1 router ospf authentication md5-key 0spfKey": "0spfKey",
     "nv set service ntp mgmt key 7 value Ntp7Key": "Ntp7Key",
+    "nv set system snmp-server trap-destination 192.0.2.9 vrf mgmt community-password Tr4pComm": "Tr4pComm",
 }
 
 

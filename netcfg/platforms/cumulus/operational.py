@@ -1,10 +1,11 @@
 """What a Cumulus switch runs, as its read-only `nv show` commands print it, and how that is compared with
 its applied configuration.
 
-`nv show qos roce` prints what the hardware runs in its `operational` column (the `applied` column holds
-only what `nv set qos roce` itself set). Each row netcfg can derive from the configuration is compared
-with it: a row that differs is a setting the hardware did not take, kept in `not_operational` as
-(what the configuration implies, what runs), both as NVUE prints them. Thresholds count as taken within
+`nv show qos roce` prints what the hardware runs in its `operational` column, and in its `applied` column
+what `nv set qos roce` itself set (most rows show none there). Each row is compared with what is applied:
+the `applied` column where it shows a value, else what the configuration implies. A row that differs is
+a setting the hardware did not take, kept in `not_operational` as (applied, running), both as NVUE
+prints them. Thresholds count as taken within
 10 %: Spectrum ASICs program them in buffer cells, and NVIDIA documents 150,000 B programmed as
 159,744 B (+6.5 %) on Spectrum-4 as expected (RDMA-over-Converged-Ethernet-RoCE.md, "Verify RoCE
 Configuration").
@@ -123,9 +124,15 @@ def roce_problem(show: Show) -> str | None:
 def roce_gap(expected: Globals, show: Show) -> dict[str, tuple[str, str]]:
     """Rows of a readable `nv show qos roce` whose operational value is not what `expected` implies."""
     gap = {}
-    for path, want in roce_rows(expected).items():
-        if path in show.rows and path not in _DISPLAY_ONLY and not _same(path, want, show.rows[path][0]):
-            gap[f"{ROCE_PREFIX} {path.replace('.', ' ')}"] = (want, show.rows[path][0])
+    for path, implied in roce_rows(expected).items():
+        if path not in show.rows or path in _DISPLAY_ONLY:
+            continue
+        running, applied = show.rows[path]
+        # What the switch itself shows as applied comes first; most rows show none, and then the
+        # configuration says what is applied.
+        want = applied or implied
+        if not _same(path, want, running):
+            gap[f"{ROCE_PREFIX} {path.replace('.', ' ')}"] = (want, running)
     if expected.roce is None:
         return gap
     want_cells = _table_cells(expected)

@@ -21,16 +21,14 @@ def check_not_operational(state: DeviceState, device: Device, ctx: CheckContext)
     both values, whatever the policy says about it."""
     switch_wide = {k: v for k, v in state.not_operational.items() if not k.startswith("interface ")}
     if switch_wide:
-        settings = sorted(switch_wide)
+        rows = [(k.removeprefix("qos roce "), *switch_wide[k]) for k in sorted(switch_wide)]
         yield Issue(
             state.name,
             None,
-            "; ".join(f"{k}: {_shown(switch_wide[k][0])}" for k in settings),
-            "; ".join(f"{k}: {_shown(switch_wide[k][1])}" for k in settings),
-            "the hardware does not run the applied configuration: "
-            + "; ".join(
-                f"{k} applied {_shown(switch_wide[k][0])}, runs {_shown(switch_wide[k][1])}" for k in settings
-            ),
+            "; ".join(f"{k} {_shown(a)}" for k, a, _ in rows),
+            "; ".join(f"{k} {_shown(r)}" for k, _, r in rows),
+            "the hardware does not run what is applied (nv show qos roce): "
+            + "; ".join(f"{k} applied {_shown(a)}, runs {_shown(r)}" for k, a, r in rows),
         )
     for key, (applied, running) in sorted(state.not_operational.items()):
         if key.startswith("interface "):

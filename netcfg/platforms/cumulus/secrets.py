@@ -15,9 +15,8 @@ from netutils.config.clean import sanitize_config
 MASK = "<masked>"
 # Keywords whose next word (command form) or value (YAML form) is a secret.
 _SECRET_WORDS = (
-    "password",
-    "hashed-password",
-    "secret",
+    r"[\w-]*password",  # password, hashed-password, community-password, auth-...-password
+    r"[\w-]*secret",
     "md5-key",
     "auth-md5",
     "auth-sha",
