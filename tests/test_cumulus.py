@@ -237,12 +237,25 @@ def test_other_configs_are_not_read_as_nvue(fabric, file, why):
         ("- set:\n    qos: &a {roce: {}}\n    again: *a\n", 3, "YAML alias"),
         ("- set:\n    qos: [roce]\n", 2, "a YAML list inside 'set'"),
         ("- header: {version: Cumulus Linux 5.9.0}\n", 1, "no '- set:' item"),
+        ("nv set interface " + "1" * 100_000 + "x link mtu 9000\n", 1, "interface list"),
     ],
 )
 def test_unreadable_configs_name_their_line(fabric, text, line, why):
     state = NV.parse_config(text, leaf(fabric))
     assert why in state.unparsed["nvue config"]
     assert state.locations["nvue config"] == line
+
+
+@pytest.mark.parametrize("depth", [200, 990, 3000])
+def test_deeply_nested_yaml_is_unreadable_not_a_crash(fabric, depth):
+    text = (
+        "- set:\n" + "".join(f"{'  ' * (i + 2)}k{i}:\n" for i in range(depth)) + "  " * (depth + 2) + "x: 1\n"
+    )
+    state = NV.parse_config(text, leaf(fabric))
+    if depth == 200:
+        assert state.unparsed == {} and state.interfaces == {}
+    else:
+        assert "nest" in state.unparsed["nvue config"]
 
 
 def render_lab(folder: Path, capsys) -> Path:

@@ -23,6 +23,7 @@ frames, so restoration = polling), a detection time that is not a whole number o
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import TYPE_CHECKING, ClassVar
 
 from netcfg.lab.profile import CliProfile
@@ -69,7 +70,7 @@ class Cumulus(Platform):
         prompt="{user}@{name}:mgmt:~$ ", setup_replies={}, invalid_input="-bash: {command}: command not found"
     )
     running_config_file: ClassVar[str | None] = CONFIG.file
-    read_only_commands: ClassVar[tuple[str, ...]] = tuple(c.cli for c in COMMANDS)
+    read_only_commands: ClassVar[tuple[str, ...]] = tuple(re.escape(c.cli) for c in COMMANDS)
     port_buffer_settings: ClassVar[frozenset[str]] = frozenset({"cable_m"})
     default_cable_m: ClassVar[int | None] = ROCE_CABLE_M
     lab_version: ClassVar[str] = "5.16.0"

@@ -185,6 +185,16 @@ def _yaml_lines(text: str) -> _YamlLines:
     if not isinstance(root, yaml.SequenceNode):
         raise _Unreadable(1, "not an NVUE configuration: expected a YAML list of '- header:' and '- set:'")
     out = _YamlLines()
+    try:
+        _set_items(root, out)
+    except RecursionError:
+        raise _Unreadable(1, "YAML nested too deeply for an NVUE configuration") from None
+    if not any(line != "set" for _, line in out):
+        raise _Unreadable(1, "not an NVUE configuration: no '- set:' item")
+    return out
+
+
+def _set_items(root: yaml.SequenceNode, out: _YamlLines) -> None:
     seen: set[int] = set()
     for item in root.value:
         if not isinstance(item, yaml.MappingNode):
@@ -198,9 +208,6 @@ def _yaml_lines(text: str) -> _YamlLines:
                 out.model = header.get("model")
             else:
                 raise _Unreadable(key.start_mark.line + 1, f"expected 'header' or 'set', found {key.value!r}")
-    if not any(line != "set" for _, line in out):
-        raise _Unreadable(1, "not an NVUE configuration: no '- set:' item")
-    return out
 
 
 def _flatten(

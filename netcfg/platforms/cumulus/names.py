@@ -9,14 +9,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-# A range longer than any switch has ports is a typo or hostile input, not a list to expand.
+# A range longer than any switch has ports, or a list longer than any line NVUE prints, is a typo or
+# hostile input, not a list to expand (and a regular expression over a huge token would take quadratic time).
 MAX_RANGE = 4096
+MAX_LIST = 4096
 _ITEM = re.compile(r"(?P<prefix>[A-Za-z0-9_.:/-]*?)(?P<first>\d+)(?:-(?P<last>\d+))?")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.:/-]*")
 
 
 def expand_names(text: str) -> list[str] | None:
     """The names a list stands for, in order; None when it is not a list NVUE would take."""
+    if len(text) > MAX_LIST:
+        return None
     out: list[str] = []
     prefix = ""
     for item in text.split(","):
@@ -40,6 +44,8 @@ def expand_names(text: str) -> list[str] | None:
 
 def expand_numbers(text: str, highest: int) -> list[int] | None:
     """`0,3` or `24-31` -> the numbers; None when one is not a number from 0 to `highest`."""
+    if len(text) > MAX_LIST:
+        return None
     out: list[int] = []
     for item in text.split(","):
         low, _, high = item.partition("-")

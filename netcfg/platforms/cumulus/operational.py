@@ -72,7 +72,7 @@ def render_roce(g: Globals, gap: dict[str, tuple[str, str]]) -> str:
     def running(key: str, value: str) -> str:
         return gap[f"{ROCE_PREFIX} {key}"][1] if f"{ROCE_PREFIX} {key}" in gap else value
 
-    rows: list[tuple[str, str, str]] = [("enable", "", "on" if g.roce else "off")]
+    rows: list[tuple[str, ...]] = [("enable", "", "on" if g.roce else "off")]
     sections: set[str] = set()
     for path, value in roce_rows(g).items():
         section, _, leaf = path.rpartition(".")
@@ -229,7 +229,7 @@ def render_system(version: str | None, hostname: str) -> str:
             ("  status", "OK"),
             ("  status-changes", "0"),
         ]
-        return format_rows(rows, ("operational",))  # type: ignore[arg-type]
+        return format_rows(rows, ("operational",))
     flat = [
         ("hostname", hostname, hostname),
         ("build", f"Cumulus Linux {version}" if version else "", ""),

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 _DASHES = re.compile(r"\s*-+(?:\s{2,}-+)*\s*")
 _SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*(Bytes|B|KB|MB|GB)")
 _UNITS = {"Bytes": 1, "B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3}
+# No table NVUE prints is this wide: longer lines are cut, so no pattern runs long on a damaged output.
+MAX_WIDTH = 4096
 
 
 @dataclass(slots=True)
@@ -56,7 +58,7 @@ def _cells(line: str, spans: list[tuple[int, int]]) -> list[str]:
 def parse_show(text: str) -> Show:
     """The rows and tables of an `nv show` output, whatever its commands print between them."""
     show = Show()
-    lines = text.splitlines()
+    lines = [line[:MAX_WIDTH] for line in text.splitlines()]
     i = 0
     spans: list[tuple[int, int]] | None = None
     path: list[str] = []
