@@ -519,18 +519,20 @@ def test_startup_yaml_secrets_are_masked():
 def _apply(running: str, commands: str) -> str:
     """What `nv config apply` leaves of a configuration after the commands (a set adds or replaces,
     an unset removes what it names), as a simple model of NVUE's tree."""
-    from netcfg.platforms.cumulus.remediate import _atoms, _path
+    from netcfg.platforms.cumulus.remediate import atoms, path_of
 
     settings = {
-        a: None for line in running.splitlines() if line.startswith("nv set ") for a in _atoms(line[3:])
+        a: None for line in running.splitlines() if line.startswith("nv set ") for a in atoms(line[3:])
     }
     for line in commands.splitlines():
         if line.startswith("nv unset "):
             path = "set " + line[len("nv unset ") :]
-            settings = {s: None for s in settings if s != path and _path(s) != path}
+            settings = {s: None for s in settings if s != path and path_of(s) != path}
         elif line.startswith("nv set "):
-            for atom in _atoms(line[3:]):
-                settings = {s: None for s in settings if _path(s) != _path(atom) or s == atom} | {atom: None}
+            for atom in atoms(line[3:]):
+                settings = {s: None for s in settings if path_of(s) != path_of(atom) or s == atom} | {
+                    atom: None
+                }
     return "".join(f"nv {s}\n" for s in settings)
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from netcfg.platforms.cumulus.config import setting_role
 from netcfg.platforms.cumulus.defaults import DEFAULT_GLOBAL
+from netcfg.platforms.cumulus.grammar import setting_role
 from netcfg.platforms.cumulus.names import compact_names, expand_names, expand_numbers
 from netcfg.remediation import Remediation, unified_diff
 
@@ -26,9 +26,9 @@ def remediate(device: str, intended: str, running: str) -> Remediation:
     diff = unified_diff(device, [f"nv {s}" for s in sorted(have)], [f"nv {s}" for s in sorted(want)])
     if not diff:
         return Remediation(device, "", "")
-    paths = {_path(s) for s in want}
-    gone = [s for s in have if s not in want and _path(s) not in paths]
-    unset = [f"nv unset {_path(s)[len('set ') :]}" for s in gone]
+    paths = {path_of(s) for s in want}
+    gone = [s for s in have if s not in want and path_of(s) not in paths]
+    unset = [f"nv unset {path_of(s)[len('set ') :]}" for s in gone]
     commands = [*unset, *_grouped([s for s in want if s not in have]), "nv config apply"]
     return Remediation(device, diff, "\n".join(commands))
 
@@ -41,7 +41,7 @@ def _settings(text: str, ports: set[str] | None) -> dict[str, None]:
         line = line.strip()
         if not line.startswith("nv set "):
             continue
-        for setting in _atoms(line[len("nv ") :]):
+        for setting in atoms(line[len("nv ") :]):
             if not _owned(setting):
                 continue
             if ports is not None and setting.startswith("set interface ") and setting.split()[2] not in ports:
@@ -86,29 +86,29 @@ def _named_as(want: dict[str, None], have: dict[str, None]) -> dict[str, None]:
     return out
 
 
-def _atoms(setting: str) -> list[str]:
+def atoms(setting: str) -> list[str]:
     words = setting.split(" ", 3)
     if len(words) >= 3 and words[1] == "interface":
         names = expand_names(words[2]) or [words[2]]
         rest = " " + words[3] if len(words) > 3 else ""
-        return [a for name in names for a in _atoms_of_numbers(f"set interface {name}{rest}")]
-    return _atoms_of_numbers(setting)
+        return [a for name in names for a in _numbered(f"set interface {name}{rest}")]
+    return _numbered(setting)
 
 
-def _atoms_of_numbers(setting: str) -> list[str]:
+def _numbered(setting: str) -> list[str]:
     found = _LISTS.search(setting)
     if found is None:
         return [setting]
     numbers = expand_numbers(found.group(2), 63) or []
     pieces = [setting[: found.start(2)] + str(n) + setting[found.end(2) :] for n in numbers]
-    return [a for piece in pieces for a in _atoms_of_numbers(piece)]
+    return [a for piece in pieces for a in _numbered(piece)]
 
 
 def _owned(setting: str) -> bool:
     return setting_role(setting) is not None
 
 
-def _path(setting: str) -> str:
+def path_of(setting: str) -> str:
     """The setting without its value: what `nv unset` takes, and what a new value replaces."""
     role = setting_role(setting)
     if role == "member":
