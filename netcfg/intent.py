@@ -120,9 +120,10 @@ def host_dcqcn(policy: Policy) -> dict[str, int]:
 
 
 def device_intent(device: Device, fabric: Fabric, policy: Policy) -> DeviceState:
-    return (
+    state = (
         _switch_intent(device, fabric, policy) if device.is_switch else _host_intent(device, fabric, policy)
     )
+    return get_platform(device.platform).complete_intent(state, policy)
 
 
 def fabric_intent(fabric: Fabric, policy: Policy) -> dict[str, DeviceState]:

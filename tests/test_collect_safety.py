@@ -392,6 +392,7 @@ INVENTORIES = {
     "example-1024": ROOT / "inventories" / "example-1024",
     "thor": ROOT / "tests" / "fixtures" / "thor" / "inventory",
     "sonic": ROOT / "tests" / "fixtures" / "sonic" / "inventory",
+    "cumulus": ROOT / "tests" / "fixtures" / "cumulus" / "lab",
 }
 
 

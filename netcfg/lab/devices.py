@@ -13,6 +13,7 @@ A faults file (YAML) changes settings or transport behaviour per device:
       leaf-su1-r2: {dscp_map: {26: 1}}
       leaf-su2-r1: {watchdog_off: [Ethernet4]}   # one port without the PFC watchdog
       leaf-su2-r3: {factory_qos: true}        # the platform's stock QoS (SONiC: the AZURE maps)
+      leaf-su1-r4: {not_operational: [ecn]}   # ECN shown as applied, the hardware runs the stock ECN
       gpu08: {transport: unreachable}         # or auth_fail, silent, truncate, garble; slow_s: 2.5
 """
 
@@ -27,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from netcfg.errors import InputError
 from netcfg.intent import fabric_intent
 from netcfg.loader import load_model
-from netcfg.model import Device, DeviceState, Fabric, LldpNeighbor
+from netcfg.model import Device, DeviceState, Fabric, InterfaceState, LldpNeighbor
 from netcfg.platforms import get_platform
 from netcfg.policy import Policy
 
@@ -46,6 +47,11 @@ class DeviceFaults(BaseModel):
     watchdog_off: list[str] = Field(default_factory=list, description="Ports without the PFC watchdog.")
     factory_qos: bool = Field(
         False, description="The device runs its platform's stock QoS (e.g. SONiC's AZURE maps)."
+    )
+    not_operational: list[Literal["ecn", "pfc", "trust", "dscp_map", "strict_queues"]] = Field(
+        default_factory=list,
+        description="Settings the device shows with the policy's value as applied while its hardware runs "
+        "the platform's stock value (platforms that print applied and operational values, e.g. Cumulus).",
     )
     transport: Literal["unreachable", "auth_fail", "silent", "truncate", "garble"] | None = None
     slow_s: float = Field(0.0, ge=0, le=30, description="Delay before each command reply, seconds.")
@@ -129,8 +135,45 @@ def apply_faults(state: DeviceState, faults: DeviceFaults, device: Device) -> De
     if faults.os_version is not None:
         state.os_version = faults.os_version
     for local, seen in faults.lldp.items():
-        device, _, port = seen.partition(":")
-        state.lldp = [n for n in state.lldp if n.local_interface != local] + [
-            LldpNeighbor(local, device, port)
-        ]
+        peer, _, port = seen.partition(":")
+        state.lldp = [n for n in state.lldp if n.local_interface != local] + [LldpNeighbor(local, peer, port)]
+    if faults.not_operational:
+        state.not_operational = {**state.not_operational, **_not_operational(state, faults, device)}
     return state
+
+
+# What each `not_operational` setting replaces with the platform's stock value: port fields, and
+# whether the device-wide DSCP map goes with them.
+_PORT_FIELDS = {
+    "ecn": ("ecn",),
+    "pfc": ("pfc_enabled", "no_drop_priorities"),
+    "trust": ("trust",),
+    "dscp_map": ("dscp_map",),
+    "strict_queues": ("strict_queues",),
+}
+
+
+def _not_operational(state: DeviceState, faults: DeviceFaults, device: Device) -> dict[str, tuple[str, str]]:
+    """What the device shows as applied but not running: its configuration is `state`, its hardware runs
+    the platform's stock value of each named setting."""
+    platform = get_platform(device.platform)
+    stock = platform.factory_qos(state, device)
+    where = f"faults: devices.{device.name}.not_operational"
+    if stock is None:
+        raise InputError(where, f"platform {device.platform} does not model its stock QoS")
+    names = [name for setting in faults.not_operational for name in _PORT_FIELDS[setting]]
+    empty = InterfaceState(name="")
+    ports = {
+        port: dataclasses.replace(value, **{n: getattr(stock.interfaces.get(port, empty), n) for n in names})
+        for port, value in state.interfaces.items()
+    }
+    dscp_map = stock.dscp_map if "dscp_map" in faults.not_operational else state.dscp_map
+    running = dataclasses.replace(state, interfaces=ports, dscp_map=dict(dscp_map))
+    gap = platform.operational_gap(state, running)
+    if not gap:
+        raise InputError(
+            where,
+            f"platform {device.platform} shows no applied value apart from the operational one for "
+            f"{', '.join(faults.not_operational)} (or its stock value is the applied one)",
+        )
+    return gap

@@ -154,6 +154,18 @@ class Platform(ABC):
         `factory_qos` fault, e.g. SONiC's stock AZURE maps); None where the platform does not model it."""
         return None
 
+    def complete_intent(self, state: DeviceState, policy: Policy) -> DeviceState:
+        """The intent with what the platform runs beyond what the policy names (code points and classes
+        the policy leaves alone), where the platform's read-back shows them: parse(render(intent)) must
+        give the intent back. Default: the intent as the policy makes it."""
+        return state
+
+    def operational_gap(self, applied: DeviceState, running: DeviceState) -> dict[str, tuple[str, str]]:
+        """What a device whose configuration is `applied` but whose hardware runs `running` shows as
+        applied but not operational, as `DeviceState.not_operational` holds it (the lab's
+        `not_operational` fault). Empty where the platform shows one value per setting."""
+        return {}
+
 
 def is_read_only(platform: Platform, cli: str) -> bool:
     """True when `cli` is on the platform's read-only list, or is a `Batch` line of such commands."""

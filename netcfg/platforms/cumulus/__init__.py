@@ -1,0 +1,210 @@
+"""NVIDIA Cumulus Linux 5.x switches, configured through NVUE.
+
+Render: `nv set` lines, one `.nvue` file per switch, as `nv config show -o commands` prints them:
+`nv set qos roce mode lossless|lossy` and, only where the policy differs from what that command sets
+(defaults.py), overrides in the `default-global` QoS profiles (trust, DSCP map, PFC priority, ECN on the
+RoCE class, strict CNP class, class-to-queue map), the plan's cable length (`nv set qos roce
+cable-length`, and a PFC profile of their own for ports on other cables), MTU and the PFC watchdog per
+fabric port. LLDP is on by default and part of `nv set qos roce` (application TLV UDP 4791): netcfg adds
+no line for it.
+
+Read: a configuration in either form (`nv set` lines, or startup.yaml), for `--configs`; live, read-only:
+`nv show system` (version), `nv config show -o commands` (the applied configuration), `nv show qos roce`
+(what the hardware runs, compared with the configuration: a setting it did not take is
+`config.not_operational`) and `nv show interface -o json` (every port's running MTU and LLDP neighbours in
+one command), sent as one shell line.
+
+What the policy asks that NVUE cannot express, each reported rather than dropped (`pfc.watchdog` names
+it): the PFC watchdog's restoration time (NVUE restores a queue after one polling interval without pause
+frames, so restoration = polling), a detection time that is not a whole number of polling intervals
+(detection = polling x robustness, rendered rounded up) and any action but drop.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import TYPE_CHECKING, ClassVar
+
+from netcfg.lab.profile import CliProfile
+from netcfg.model import Device, DeviceState, InterfaceState, Watchdog
+from netcfg.platforms.base import Batch, Command, Platform, register
+from netcfg.platforms.cumulus.config import RUNNING_CONFIG, read_config
+from netcfg.platforms.cumulus.defaults import ROCE_CABLE_M, STOCK_DSCP_MAP, Globals, defaults
+from netcfg.platforms.cumulus.operational import (
+    parse_interfaces,
+    parse_version,
+    render_interfaces,
+    render_roce,
+    render_system,
+    roce_gap,
+    roce_problem,
+)
+from netcfg.platforms.cumulus.remediate import remediate
+from netcfg.platforms.cumulus.render import globals_of, render_lines
+from netcfg.platforms.cumulus.secrets import mask_secrets
+from netcfg.platforms.cumulus.show import parse_show
+
+if TYPE_CHECKING:
+    from netcfg.policy import Policy
+    from netcfg.remediation import Remediation
+
+SYSTEM = Command("nv show system", "nv_show_system")
+CONFIG = Command("nv config show -o commands", "nv_config_show_commands")
+ROCE = Command("nv show qos roce", "nv_show_qos_roce")
+INTERFACES = Command("nv show interface -o json", "nv_show_interface_json")
+# In this order: an output cut short loses the commands after it, and every facet those carry.
+COMMANDS = [SYSTEM, CONFIG, ROCE, INTERFACES]
+
+
+@register
+class Cumulus(Platform):
+    name: ClassVar[str] = "cumulus"
+    kind: ClassVar = "switch"
+    # netmiko's cumulus_linux is its Linux shell driver: the shell NVUE runs in, no paging to turn off
+    # (`nv show` pages only with `--paginate on`).
+    netmiko_device_type: ClassVar[str] = "cumulus_linux"
+    config_suffix: ClassVar[str] = ".nvue"
+    description: ClassVar[str] = "NVIDIA Cumulus Linux switch (NVUE)"
+    cli_profile: ClassVar[CliProfile] = CliProfile(
+        prompt="{user}@{name}:mgmt:~$ ", setup_replies={}, invalid_input="-bash: {command}: command not found"
+    )
+    running_config_file: ClassVar[str | None] = CONFIG.file
+    read_only_commands: ClassVar[tuple[str, ...]] = tuple(re.escape(c.cli) for c in COMMANDS)
+    port_buffer_settings: ClassVar[frozenset[str]] = frozenset({"cable_m"})
+    default_cable_m: ClassVar[int | None] = ROCE_CABLE_M
+    lab_version: ClassVar[str] = "5.16.0"
+    rule_modules: ClassVar[tuple[str, ...]] = ("netcfg.platforms.cumulus.rules",)
+
+    def commands(self, device: Device) -> list[Command]:
+        return list(COMMANDS)
+
+    def batches(self, device: Device) -> list[Batch]:
+        # Each `nv` call costs the switch far more than the round trip; one line still saves three.
+        return [Batch(tuple(COMMANDS))]
+
+    # --- render ---------------------------------------------------------------------------------
+
+    def render_config(self, state: DeviceState, device: Device) -> str:
+        return "\n".join(render_lines(state)) + "\n"
+
+    def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:
+        gap = state.not_operational
+        return {
+            SYSTEM.cli: render_system(state.os_version, state.name),
+            CONFIG.cli: self.render_config(state, device),
+            ROCE.cli: render_roce(globals_of(state), gap),
+            INTERFACES.cli: render_interfaces(state, gap),
+        }
+
+    # --- parse ----------------------------------------------------------------------------------
+
+    def parse_config(self, text: str, device: Device) -> DeviceState:
+        return read_config(text, device.name, self.name).state
+
+    def parse_outputs(self, outputs: dict[str, str], device: Device) -> DeviceState:
+        text = outputs.get(CONFIG.file)
+        reading = read_config(text or "", device.name, self.name)
+        state = reading.state
+        state.model = state.os_version = None
+        state.facets = frozenset({"qos", "version", "lldp"})
+        why = state.unparsed.pop(RUNNING_CONFIG, None)
+        state.locations.pop(RUNNING_CONFIG, None)
+        if text is None or why is not None:
+            state.unparsed[CONFIG.cli] = "output missing" if text is None else why
+            state.facets -= {"qos"}
+        self._read_roce(state, reading.globals, outputs.get(ROCE.file))
+        version = parse_version(outputs.get(SYSTEM.file, ""))
+        if version is None:
+            missing = SYSTEM.file not in outputs
+            state.unparsed[SYSTEM.cli] = "output missing" if missing else "no product-release or build line"
+            state.facets -= {"version"}
+        state.os_version = version
+        self._read_interfaces(state, outputs.get(INTERFACES.file))
+        return state
+
+    def _read_roce(self, state: DeviceState, globals_: Globals | None, text: str | None) -> None:
+        show = parse_show(text) if text is not None else None
+        problem = "output missing" if show is None else roce_problem(show)
+        if problem is not None:
+            state.unparsed[ROCE.cli] = problem
+            # Whether the hardware runs the configuration is unknown: its QoS is not judged either.
+            state.facets -= {"qos"}
+        elif globals_ is not None and show is not None:
+            state.not_operational.update(roce_gap(globals_, show))
+
+    def _read_interfaces(self, state: DeviceState, text: str | None) -> None:
+        found = parse_interfaces(text) if text is not None else "output missing"
+        if isinstance(found, str):
+            state.unparsed[INTERFACES.cli] = found
+            # An unreadable table says nothing about cabling: reported once, not as a missing
+            # neighbour on every port.
+            state.facets -= {"lldp"}
+            return
+        mtus, state.lldp = found
+        for name, port in state.interfaces.items():
+            running = mtus.get(name)
+            if running is not None and port.mtu is not None and running != port.mtu:
+                state.not_operational[f"interface {name} link mtu"] = (str(port.mtu), str(running))
+
+    def mask_secrets(self, text: str) -> str:
+        return mask_secrets(text)
+
+    def remediate(self, device: str, intended: str, running: str) -> Remediation | None:
+        return remediate(device, intended, running)
+
+    # --- what the switch runs beyond the policy, stock, and when the hardware lags --------------------
+
+    def complete_intent(self, state: DeviceState, policy: Policy) -> DeviceState:
+        """NVUE shows every DSCP and switch priority, and the classes RoCE mode marks besides the policy's:
+        the intent carries NVIDIA's RoCE defaults for all the policy leaves alone."""
+        base = defaults(policy.mode)
+        own = {policy.roce.priority, policy.cnp.priority}
+        state.dscp_map = {**STOCK_DSCP_MAP, **state.dscp_map}
+        state.tc_queue = {sp: tc for sp, tc in base.sp_tc.items() if sp != tc and sp not in own}
+        state.qos_names = {**state.qos_names, "roce_mode": policy.mode}
+        extra_ecn = {q: e for q, e in base.ecn.items() if q not in own}
+        extra_strict = base.strict - own
+        for port in state.interfaces.values():
+            port.ecn = dict(sorted({**extra_ecn, **port.ecn}.items()))
+            port.strict_queues = port.strict_queues | extra_strict
+        return state
+
+    def factory_qos(self, state: DeviceState, device: Device) -> DeviceState | None:
+        """QoS as Cumulus ships it, RoCE not configured: 802.1p trusted, priority n on queue n, ECN on
+        queue 0 only (`default-global`), no PFC, no strict queue, no watchdog."""
+        stock = defaults(None)
+        ports = {
+            name: dataclasses.replace(
+                port,
+                trust=stock.trust,
+                dscp_map=None,
+                pfc_enabled=False,
+                no_drop_priorities=frozenset(),
+                ecn=dict(stock.ecn),
+                strict_queues=frozenset(),
+                watchdog=False,
+                cable_m=None,
+            )
+            for name, port in state.interfaces.items()
+        }
+        qos_names = {k: v for k, v in state.qos_names.items() if k != "roce_mode"}
+        return dataclasses.replace(
+            state,
+            interfaces=ports,
+            dscp_map=dict(STOCK_DSCP_MAP),
+            tc_queue={},
+            qos_names=qos_names,
+            watchdog=Watchdog(enabled=False),
+        )
+
+    def operational_gap(self, applied: DeviceState, running: DeviceState) -> dict[str, tuple[str, str]]:
+        """What `nv show qos roce` and the ports' running MTU show of a switch configured as `applied`
+        whose hardware runs `running`, compared as parse_outputs compares them."""
+        gap = roce_gap(globals_of(applied), parse_show(render_roce(globals_of(running), {})))
+        empty = InterfaceState(name="")
+        for name, port in applied.interfaces.items():
+            mtu = running.interfaces.get(name, empty).mtu
+            if port.mtu is not None and mtu is not None and mtu != port.mtu:
+                gap[f"interface {name} link mtu"] = (str(port.mtu), str(mtu))
+        return gap
