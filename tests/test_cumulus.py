@@ -326,7 +326,7 @@ def test_ecn_applied_but_not_running_is_its_own_finding(fabric, policy):
     state = NV.parse_outputs(outputs(nv_show_qos_roce=lagging), leaf(fabric))
     assert state.not_operational == {"qos roce congestion-control enabled-tc": ("0,3", "0")}
     assert findings_of(fabric, policy, "leaf-su1-r1", state) == {
-        ("config.not_operational", "leaf-su1-r1", None, "congestion-control enabled-tc 0")
+        ("config.not_operational", "leaf-su1-r1", None, "qos roce congestion-control enabled-tc 0")
     }
 
 
@@ -370,9 +370,9 @@ def test_a_port_running_another_mtu_than_applied(fabric, policy):
     data = json.loads((CUMULUS / "nv_show_interface_json.txt").read_text())
     data["swp3"]["link"]["mtu"] = 1500
     state = NV.parse_outputs(outputs(nv_show_interface_json=json.dumps(data)), leaf(fabric))
-    assert state.not_operational == {"interface swp3 link mtu": ("9214", "1500")}
+    assert state.not_operational == {"swp3.mtu": ("9214", "1500")}
     assert findings_of(fabric, policy, "leaf-su1-r1", state) == {
-        ("config.not_operational", "leaf-su1-r1", "swp3", "link mtu 1500")
+        ("config.not_operational", "leaf-su1-r1", "swp3", "mtu 1500")
     }
 
 

@@ -339,3 +339,34 @@ def check_cable_length(state: DeviceState, device: Device, ctx: CheckContext) ->
             f"cable length {port.cable_m} m{at_default} differs from the planned {link.cable_m:g} m: "
             "PFC headroom is sized for the wrong cable",
         )
+
+
+@rule("config.not_operational", Severity.ERROR, facet=None, fields=("not_operational",))
+def check_not_operational(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
+    """What the device's configuration applies is what its hardware runs: a setting it shows as applied
+    but not operational (Cumulus `nv show qos roce`'s two columns, a port's running MTU, a SONiC
+    watchdog entry pfcwd does not run, a Thor value written but not applied) is reported with both
+    values, whatever the policy says about it."""
+    ports = {port.name for port in fabric_ports(state, device, ctx)}
+    device_wide = []
+    for key, (applied, running) in sorted(state.not_operational.items()):
+        port, _, setting = key.rpartition(".")
+        if port in ports:
+            yield Issue(
+                state.name,
+                port,
+                f"{setting} {applied or 'none'}",
+                f"{setting} {running or 'none'}",
+                f"{setting} applied {applied or 'none'}, but the port runs {running or 'none'}",
+            )
+        elif not port:
+            device_wide.append((key, applied or "none", running or "none"))
+    if device_wide:
+        yield Issue(
+            state.name,
+            None,
+            "; ".join(f"{k} {a}" for k, a, _ in device_wide),
+            "; ".join(f"{k} {r}" for k, _, r in device_wide),
+            "the hardware does not run what is applied: "
+            + "; ".join(f"{k} applied {a}, runs {r}" for k, a, r in device_wide),
+        )

@@ -74,7 +74,6 @@ class Cumulus(Platform):
     port_buffer_settings: ClassVar[frozenset[str]] = frozenset({"cable_m"})
     default_cable_m: ClassVar[int | None] = ROCE_CABLE_M
     lab_version: ClassVar[str] = "5.16.0"
-    rule_modules: ClassVar[tuple[str, ...]] = ("netcfg.platforms.cumulus.rules",)
 
     def commands(self, device: Device) -> list[Command]:
         return list(COMMANDS)
@@ -145,7 +144,7 @@ class Cumulus(Platform):
         for name, port in state.interfaces.items():
             running = mtus.get(name)
             if running is not None and port.mtu is not None and running != port.mtu:
-                state.not_operational[f"interface {name} link mtu"] = (str(port.mtu), str(running))
+                state.not_operational[f"{name}.mtu"] = (str(port.mtu), str(running))
 
     def mask_secrets(self, text: str) -> str:
         return mask_secrets(text)
@@ -206,5 +205,5 @@ class Cumulus(Platform):
         for name, port in applied.interfaces.items():
             mtu = running.interfaces.get(name, empty).mtu
             if port.mtu is not None and mtu is not None and mtu != port.mtu:
-                gap[f"interface {name} link mtu"] = (str(port.mtu), str(mtu))
+                gap[f"{name}.mtu"] = (str(port.mtu), str(mtu))
         return gap

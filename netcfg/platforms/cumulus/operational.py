@@ -262,7 +262,7 @@ def render_interfaces(state: DeviceState, gap: dict[str, tuple[str, str]]) -> st
     for name in sorted(set(state.interfaces) | set(neighbours), key=port_sort_key):
         port = state.interfaces.get(name)
         link: dict[str, object] = {"admin-status": "up", "oper-status": "up"}
-        key = f"interface {name} link mtu"
+        key = f"{name}.mtu"
         if key in gap:
             link["mtu"] = int(gap[key][1])
         elif port is not None and port.mtu is not None:
