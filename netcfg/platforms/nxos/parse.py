@@ -76,7 +76,12 @@ def parse_config(text: str, device: Device) -> DeviceState:
     mqc = read_mqc(config.nodes)
     system, data = _system(config.nodes)
     state.os_version = one(data.get("version")).get("version")
-    ports = [(name, node) for node in config.nodes if node.words[0] == "interface" for name in interface_names(node)]
+    ports = [
+        (name, node)
+        for node in config.nodes
+        if node.words[0] == "interface"
+        for name in interface_names(node)
+    ]
     missing = _undefined_policies(ports, system, mqc)
     if missing is not None:
         line, why = missing
@@ -214,6 +219,9 @@ def _port(
         for prefix, fields in _PORT_FIELDS:
             if child.text.startswith(prefix):
                 where |= {f"{name}.{f}": child.line for f in fields}
+    if mode == "on" and "no_drop_priorities" in system.lines:
+        # A port with PFC on pauses what the network-qos policy pauses: that is where to change it.
+        where[f"{name}.no_drop_priorities"] = system.lines["no_drop_priorities"]
     for field, line in fallback.items():
         where.setdefault(f"{name}.{field}", line)
     return port, where
@@ -281,7 +289,9 @@ def _read_pfc(state: DeviceState, text: str | None) -> None:
     """PFC as the hardware runs it: `On (8)` pauses CoS 3 (bit 3 of the hex bitmap), `Off` nothing.
     It decides over the running config (a port in `mode auto` is on only if DCBX agreed)."""
     if text is None or not _PFC_HEADER.search(text):
-        state.unparsed[SHOW_PFC.cli] = "output missing" if text is None else "no 'Port Mode Oper(VL bmap)' table"
+        state.unparsed[SHOW_PFC.cli] = (
+            "output missing" if text is None else "no 'Port Mode Oper(VL bmap)' table"
+        )
         state.facets -= {"qos"}
         return
     for row in many(ttp_parse(PLATFORM, "show_interface_pfc", _lines(text)).get("ports")):
@@ -300,7 +310,9 @@ def _read_lldp(state: DeviceState, text: str | None) -> None:
         # where rail.cabling would report every port of the switch as having no neighbour.
         state.facets -= {"lldp"}
     state.lldp = [
-        LldpNeighbor(normal_name(str(r.get("local", ""))), str(r.get("system_name", "")), str(r.get("port", "")))
+        LldpNeighbor(
+            normal_name(str(r.get("local", ""))), str(r.get("system_name", "")), str(r.get("port", ""))
+        )
         for r in rows
         if "local" in r
     ]

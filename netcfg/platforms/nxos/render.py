@@ -249,7 +249,9 @@ def watchdog_timers(device: str, wd: Watchdog) -> tuple[int, int, int]:
     multipliers = []
     for setting, value in (("detection_ms", wd.detection_ms), ("restoration_ms", wd.restoration_ms)):
         if value is None or value % interval or value == 0:
-            raise refuse(setting, f"a whole multiple of polling_ms {interval} (NX-OS counts polls), not {value}")
+            raise refuse(
+                setting, f"a whole multiple of polling_ms {interval} (NX-OS counts polls), not {value}"
+            )
         multipliers.append(value // interval)
     return interval, multipliers[0], multipliers[1]
 

@@ -97,7 +97,7 @@ class ConfigText:
             return self.foreign
         if self.other_indent is not None:
             line, indent = self.other_indent
-            return line, f"settings indented by {indent} (NX-OS indents them by 2)"
+            return line, f"settings indented by {indent} (NX-OS indents them by 2 or 4)"
         if self.evidence or any(_is_port(n) for n in self.nodes if n.text.startswith("interface ")):
             return None
         return 1, "no '!Command: show running-config' header, feature, version or interface line found"
@@ -141,7 +141,8 @@ def split_config(text: str) -> ConfigText:
             stack.pop()
         if stack:
             parent = stack[-1]
-            if parent[0] == 0 and indent != 2 and config.other_indent is None and not parent[1].children:
+            # NX-OS indents by two (four under `aaa group server`): EOS's three or OS10's one is not it.
+            if parent[0] == 0 and indent % 2 and config.other_indent is None and not parent[1].children:
                 config.other_indent = (number, indent)
             parent[1].children.append(node)
         else:
