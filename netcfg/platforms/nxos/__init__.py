@@ -1,17 +1,21 @@
 """Cisco NX-OS (Nexus 9000): the MQC QoS chain rendered with Jinja2, read back with TTP.
 
 Rendering: render.py; reading config text and show outputs: parse.py (the config's shape:
-text.py; the MQC layers: mqc.py); what the lab's switches print: lab.py; masking: secrets.py.
+text.py; the MQC layers: mqc.py); what the lab's switches print: lab.py; masking: secrets.py;
+what `netcfg diff` compares: remediation.py.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from netcfg.lab.profile import CliProfile
 from netcfg.model import Device, DeviceState
 from netcfg.platforms.base import Command, Platform, register
-from netcfg.platforms.nxos import lab, parse, render, secrets
+from netcfg.platforms.nxos import lab, parse, remediation, render, secrets
+
+if TYPE_CHECKING:
+    from netcfg.remediation import Remediation
 
 
 @register
@@ -53,6 +57,12 @@ class Nxos(Platform):
 
     def parse_outputs(self, outputs: dict[str, str], device: Device) -> DeviceState:
         return parse.parse_outputs(outputs, device)
+
+    def remediate(self, device: str, intended: str, running: str) -> Remediation | None:
+        # Only what netcfg renders is compared, both sides in one form (no blank or comment lines):
+        # the rest of the running config is left alone.
+        want = remediation.managed_part(intended, intended)
+        return super().remediate(device, want, remediation.managed_part(running, intended))
 
     def mask_secrets(self, text: str) -> str:
         return secrets.mask_secrets(text)

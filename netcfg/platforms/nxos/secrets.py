@@ -3,9 +3,9 @@
 Each filter names what precedes a secret (keywords and the encryption type, kept) for netutils'
 sanitize_config, which puts <masked> in place of the secret so the config still parses: local user
 passwords (`username admin password 5 $5$...`), SNMPv3 user keys (`auth md5 0x...`, `priv
-[aes-128] 0x...`), communities, TACACS+/RADIUS/LDAP keys (`tacacs-server key 7 "..."`, also per
-host), key-chain keys (`key-string 7 ...`), BGP neighbour passwords (`password 3 ...`), OSPF,
-HSRP, NTP and BFD authentication keys.
+[aes-128] 0x...`), communities (also where a v1/v2c trap host names one), TACACS+/RADIUS/LDAP
+keys (`tacacs-server key 7 "..."`, also per host), key-chain keys (`key-string 7 ...`), BGP
+neighbour passwords (`password 3 ...`), OSPF, HSRP, NTP and BFD authentication keys.
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ _BEFORE_SECRET = [
     rf"^\s*username \S+ password{_TYPE}",
     rf"^\s*enable secret{_TYPE}",
     r"^\s*snmp-server community",
-    r"\bauth (?:md5|sha\S*)",
-    r"\bpriv(?: (?:aes-128|des|3des|aes))?",
+    r"^\s*snmp-server host \S+(?: (?:traps|informs))? version (?:1|2c)",
+    r"^\s*snmp-server user \S+.*? auth (?:md5|sha\S*)",
+    r"^\s*snmp-server user \S+.*? priv(?: (?:aes-128|des|3des))?",
     rf"^\s*(?:tacacs|radius|ldap)-server\b.*? key{_TYPE}",
     rf"^\s*key-string{_TYPE}",
     rf"^\s*password{_TYPE}",
