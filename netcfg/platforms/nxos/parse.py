@@ -287,15 +287,32 @@ def _read_version(state: DeviceState, text: str | None) -> None:
 
 def _read_pfc(state: DeviceState, text: str | None) -> None:
     """PFC as the hardware runs it: `On (8)` pauses CoS 3 (bit 3 of the hex bitmap), `Off` nothing.
-    It decides over the running config (a port in `mode auto` is on only if DCBX agreed)."""
+    It decides over the running config (a port in `mode auto` is on only if DCBX agreed).
+
+    Both outputs list every front-panel port (the running config each as an `interface` block, even
+    an unconfigured one): a port one lists and the other lacks means that output was cut short."""
     if text is None or not _PFC_HEADER.search(text):
         state.unparsed[SHOW_PFC.cli] = (
             "output missing" if text is None else "no 'Port Mode Oper(VL bmap)' table"
         )
         state.facets -= {"qos"}
         return
-    for row in many(ttp_parse(PLATFORM, "show_interface_pfc", _lines(text)).get("ports")):
-        port = state.interface(normal_name(str(row["port"])))
+    rows = many(ttp_parse(PLATFORM, "show_interface_pfc", _lines(text)).get("ports"))
+    listed = {normal_name(str(row["port"])): row for row in rows}
+    if SHOW_RUNNING.cli not in state.unparsed:
+        configured = [n for n in state.interfaces if n.startswith("Ethernet")]
+        lacking = [n for n in listed if n.startswith("Ethernet") and n not in state.interfaces]
+        if lacking:
+            state.unparsed[SHOW_RUNNING.cli] = (
+                f"output cut short: no 'interface {lacking[0]}' block, which '{SHOW_PFC.cli}' lists"
+            )
+            state.facets -= {"qos"}
+        unlisted = [n for n in configured if n not in listed]
+        if unlisted:
+            state.unparsed[SHOW_PFC.cli] = f"output cut short: no row for {unlisted[0]}, which the config has"
+            state.facets -= {"qos"}
+    for name, row in listed.items():
+        port = state.interface(name)
         bitmap = int(str(row.get("bitmap", "0")), 16)
         port.pfc_enabled = "bitmap" in row
         port.no_drop_priorities = frozenset(p for p in range(8) if bitmap >> p & 1)
@@ -304,8 +321,17 @@ def _read_pfc(state: DeviceState, text: str | None) -> None:
 def _read_lldp(state: DeviceState, text: str | None) -> None:
     data = ttp_parse(PLATFORM, "show_lldp_neighbors_detail", (text or "").replace("\r", ""))
     rows = many(data.get("neighbors"))
-    if not rows and "count" not in one(data.get("total")):
-        state.unparsed[SHOW_LLDP.cli] = "output missing" if text is None else "no neighbor detail blocks"
+    total = one(data.get("total")).get("count")
+    # NX-OS closes the table with `Total entries displayed: N`: without it, or with another count
+    # than the blocks read, the output was cut short or garbled.
+    if total != len(rows):
+        state.unparsed[SHOW_LLDP.cli] = (
+            "output missing"
+            if text is None
+            else "no 'Total entries displayed' line"
+            if total is None
+            else f"{len(rows)} neighbor blocks read, 'Total entries displayed: {total}'"
+        )
         # An unreadable table says nothing about cabling: parse.unknown_output reports it once,
         # where rail.cabling would report every port of the switch as having no neighbour.
         state.facets -= {"lldp"}
