@@ -14,7 +14,7 @@ from netcfg.checks import run_checks
 from netcfg.cli import main
 from netcfg.inventory import load_fabric
 from netcfg.lab.devices import DeviceFaults, apply_faults, live_states
-from netcfg.model import Device, DeviceState, EcnSetting, Fabric, LldpNeighbor, PgBuffer, Role, Watchdog
+from netcfg.model import Device, DeviceState, EcnSetting, Fabric, LldpNeighbor, Role, Watchdog
 from netcfg.platforms import get_platform
 from netcfg.platforms.base import is_read_only
 from netcfg.policy import Policy, load_policy

@@ -57,7 +57,7 @@ def audit(tmp_path_factory):
 
 
 def test_the_audit_names_exactly_the_seeded_faults(audit):
-    fabric, result = audit
+    _, result = audit
     found: dict[str, set[str]] = {}
     for f in result.findings:
         found.setdefault(f.device, set()).add(f.rule)
