@@ -152,6 +152,18 @@ def test_lossy_intent_turns_pfc_off_and_keeps_ecn(tmp_path):
     assert "drop-probability 100 weight 0 ecn" in text
 
 
+def test_a_policy_nxos_cannot_time_is_one_error_naming_the_setting(tmp_path, capsys):
+    lab = write_nxos_lab(tmp_path / "lab")
+    policy = lab / "policy.yaml"
+    policy.write_text(policy.read_text().replace("  polling_ms: 100", "  polling_ms: 150"))
+    assert main(["render", str(lab), "-o", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert "policy pfc_watchdog.detection_ms (NX-OS switch" in err
+    assert "a whole multiple of polling_ms 150 (NX-OS counts polls), not 200" in err
+    assert not (tmp_path / "out").exists()
+
+
 # --- reading configs --------------------------------------------------------------------------------
 
 

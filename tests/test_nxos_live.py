@@ -100,3 +100,36 @@ def test_snapshot_holds_no_secret(audit):
     for path in result.snapshot.rglob("*.txt"):
         text = path.read_text(errors="replace")
         assert PASSWORD not in text and "$5$" not in text, path
+
+
+def test_netmiko_cisco_nxos_drives_a_lab_switch_as_a_nexus(tmp_path):
+    """netmiko's own cisco_nxos session (its session preparation sends `terminal width 511` and
+    `terminal length 0` and waits for their echo) against a lab switch: NX-OS prompt and replies,
+    and a configuration command refused as NX-OS refuses an unknown one."""
+    from netmiko import ConnectHandler
+
+    lab = write_nxos_lab(tmp_path / "lab")
+    fabric = load_fabric(lab)
+    policy = load_policy(fabric.policy_ref, lab)
+    with lab_server(fabric, policy, {}, LOGIN.username, PASSWORD) as server:
+        conn = ConnectHandler(
+            device_type="cisco_nxos",
+            host=server.host,
+            port=server.ports["leaf-su1-r1"],
+            username=LOGIN.username,
+            password=PASSWORD,
+            fast_cli=True,
+            global_delay_factor=0.05,
+            read_timeout_override=5,
+        )
+        try:
+            prompt = conn.find_prompt()
+            version = conn.send_command("show version")
+            pfc = conn.send_command("show interface priority-flow-control")
+            refused = conn.send_command("configure terminal")
+        finally:
+            conn.disconnect()
+    assert prompt == "leaf-su1-r1#"
+    assert "NXOS: version 10.4(3) [Maintenance Release]" in version
+    assert "Ethernet1/31       On   On  (8)" in pfc
+    assert "% Invalid command at '^' marker." in refused
