@@ -282,10 +282,7 @@ class QueueShape:
     strict_line: int
 
 
-def queue_shape(policy: PolicyMap | None, mqc: Mqc) -> QueueShape:
-    """No queuing policy is the platform's default one: no ECN, no strict queue."""
-    if policy is None:
-        return QueueShape({}, frozenset(), 0, 0)
+def queue_shape(policy: PolicyMap, mqc: Mqc) -> QueueShape:
     ecn, strict = {}, set()
     ecn_line = strict_line = policy.line
     for cls in policy.classes.values():

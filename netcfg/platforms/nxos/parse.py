@@ -24,7 +24,9 @@ from netcfg.parsing import many, one, ttp_parse
 from netcfg.platforms.base import Command
 from netcfg.platforms.nxos.mqc import (
     PLATFORM,
+    Classification,
     Mqc,
+    QueueShape,
     classification,
     ingress_buffers,
     paused_classes,
@@ -41,6 +43,9 @@ SHOW_LLDP = Command("show lldp neighbors detail", "show_lldp_neighbors_detail")
 RUNNING_CONFIG = "running-config"
 DEFAULT_MTU = 1500
 DEFAULT_WATCHDOG_INTERVAL_MS = 100
+# Top-level lines the globals template reads (the hostname is left out, so that the device-wide
+# lines of a fabric's switches are one text and parse once).
+_GLOBAL_PREFIXES = ("version ", "priority-flow-control ", "service-policy ")
 _PFC_HEADER = re.compile(r"^\s*Port\s+Mode\s+Oper\(VL bmap\)", re.M)
 # Interface lines and the InterfaceState fields each sets, for file:line locations.
 _PORT_FIELDS = (
@@ -74,7 +79,7 @@ def parse_config(text: str, device: Device) -> DeviceState:
         state.locations[RUNNING_CONFIG] = line
         return state
     mqc = read_mqc(config.nodes)
-    system, data = _system(config.nodes)
+    system, data = _system(config.nodes, mqc)
     state.os_version = one(data.get("version")).get("version")
     ports = [
         (name, node)
@@ -82,7 +87,7 @@ def parse_config(text: str, device: Device) -> DeviceState:
         if node.words[0] == "interface"
         for name in interface_names(node)
     ]
-    missing = _undefined_policies(ports, system, mqc)
+    missing = _undefined_policies(config.nodes, mqc)
     if missing is not None:
         line, why = missing
         state.unparsed[RUNNING_CONFIG] = why
@@ -93,19 +98,22 @@ def parse_config(text: str, device: Device) -> DeviceState:
     if classify is not None:
         state.dscp_map = dict(classification(classify, mqc).dscp_map)
         state.locations["dscp_map"] = classify.line
-    paused = paused_classes(mqc.policy("network-qos", system.network_qos), mqc)
+    network_qos = mqc.policy("network-qos", system.network_qos)
+    paused = paused_classes(network_qos, mqc)
     # A class paused by a priority other than its own qos-group; by its own group (or several,
     # one of them its own) is the identity, which tc_pfc leaves out.
     state.tc_pfc = {group: cos[0] for group, cos in paused.items() if group not in cos}
     no_drop = frozenset(cos for values in paused.values() for cos in values)
-    nq_policy = mqc.policy("network-qos", system.network_qos)
-    system_buffers = ingress_buffers(nq_policy, mqc)
-    if nq_policy is not None:
-        pause_lines = [c.lines["pause"] for c in nq_policy.classes.values() if "pause" in c.lines]
-        system.lines["no_drop_priorities"] = pause_lines[0] if pause_lines else nq_policy.line
+    system_buffers = ingress_buffers(network_qos, mqc)
     state.watchdog = _watchdog(data, system.watchdog_on)
+    # Every port of a fabric switch binds one of a few policies: each is read once.
+    policies = _Policies(
+        {name: classification(p, mqc) for (kind, name), p in mqc.policy_maps.items() if kind == "qos"},
+        {name: queue_shape(p, mqc) for (kind, name), p in mqc.policy_maps.items() if kind == "queuing"},
+        {name: ingress_buffers(p, mqc) for (kind, name), p in mqc.policy_maps.items() if kind == "queuing"},
+    )
     for name, node in ports:
-        port, where = _port(name, node, system, mqc, device_policy, no_drop, system_buffers)
+        port, where = _port(name, node, system, policies, device_policy, no_drop, system_buffers)
         state.interfaces[name] = port
         state.locations |= where
     for field, line in system.lines.items():
@@ -114,13 +122,14 @@ def parse_config(text: str, device: Device) -> DeviceState:
     return state
 
 
-def _system(nodes: list[Node]) -> tuple[_System, dict]:
-    """The top-level lines with no body, and the `system qos` bindings, read as device-wide lines."""
+def _system(nodes: list[Node], mqc: Mqc) -> tuple[_System, dict]:
+    """The device-wide lines (version, watchdog) and the `system qos` bindings, and where the
+    settings ports take from them stand."""
     flat: list[Node] = []
     for node in nodes:
         if node.text == "system qos":
             flat += node.children
-        elif not node.children:
+        elif not node.children and node.text.startswith(_GLOBAL_PREFIXES):
             flat.append(node)
     data = ttp_parse(PLATFORM, "globals", "".join(f"{n.text}\n" for n in flat))
     bindings = {(b.get("kind"), b.get("direction")): b.get("name") for b in many(data.get("bindings"))}
@@ -136,6 +145,11 @@ def _system(nodes: list[Node]) -> tuple[_System, dict]:
             lines.setdefault("no_drop_priorities", n.line)
         elif n.text.startswith(("priority-flow-control watch-dog", "priority-flow-control auto-restore")):
             lines.setdefault("watchdog", n.line)
+    network_qos = mqc.policy("network-qos", bindings.get(("network-qos", None)))
+    if network_qos is not None:
+        # What the ports with PFC on pause is set where the network-qos policy pauses it.
+        pauses = [c.lines["pause"] for c in network_qos.classes.values() if "pause" in c.lines]
+        lines["no_drop_priorities"] = pauses[0] if pauses else network_qos.line
     system = _System(
         qos_input=bindings.get(("qos", "input")),
         queuing_output=bindings.get(("queuing", "output")),
@@ -146,19 +160,21 @@ def _system(nodes: list[Node]) -> tuple[_System, dict]:
     return system, data
 
 
-def _undefined_policies(ports: list[tuple[str, Node]], system: _System, mqc: Mqc) -> tuple[int, str] | None:
+def _undefined_policies(nodes: list[Node], mqc: Mqc) -> tuple[int, str] | None:
     """A binding to a policy map the text does not define: the device would refuse it, so the text
-    is cut short or edited by hand."""
-    wanted = [("qos", system.qos_input, 0), ("queuing", system.queuing_output, 0)]
-    wanted.append(("network-qos", system.network_qos, 0))
-    for _, node in ports:
+    is cut short or edited by hand. Bindings stand under `system qos` and in interfaces."""
+    for node in nodes:
+        if node.text != "system qos" and node.words[0] != "interface":
+            continue
         for child in node.children:
             words = child.words
             if child.text.startswith("service-policy type ") and len(words) >= 4:
-                wanted.append((words[2], words[-1], child.line))
-    for kind, name, line in wanted:
-        if name is not None and mqc.policy(kind, name) is None:
-            return line or 1, f"service-policy binds 'policy-map type {kind} {name}', which is not defined"
+                kind, name = words[2], words[-1]
+                if mqc.policy(kind, name) is None:
+                    return (
+                        child.line,
+                        f"service-policy binds 'policy-map type {kind} {name}', which is not defined",
+                    )
     return None
 
 
@@ -175,11 +191,20 @@ def _device_qos_policy(ports: list[tuple[str, Node]], system: _System) -> str | 
     return bound.most_common(1)[0][0] if bound else None
 
 
+@dataclass(frozen=True, slots=True)
+class _Policies:
+    """What each policy map does, by name: classification, egress queuing, ingress buffers."""
+
+    qos: dict[str, Classification]
+    queuing: dict[str, QueueShape]
+    buffers: dict[str, dict[int, PgBuffer]]
+
+
 def _port(
     name: str,
     node: Node,
     system: _System,
-    mqc: Mqc,
+    policies: _Policies,
     device_policy: str | None,
     no_drop: frozenset[int],
     system_buffers: dict[int, PgBuffer],
@@ -193,27 +218,28 @@ def _port(
     if not ethernet:
         return port, {name: node.line}
     policy_name = one(data.get("qos_input")).get("value", system.qos_input)
-    policy = mqc.policy("qos", policy_name)
-    if policy is None:
+    found = policies.qos.get(policy_name) if policy_name is not None else None
+    if found is None:
         # Without a classification policy every packet is in qos-group 0: no DSCP decides anything.
         port.trust = "none"
         port.dscp_map = None if device_policy is None else {}
     else:
-        found = classification(policy, mqc)
         port.trust = found.trust
         port.dscp_map = None if policy_name == device_policy else dict(found.dscp_map)
     mode = one(data.get("pfc_mode")).get("value", "auto")
     port.pfc_enabled = {"on": True, "off": False}.get(mode)
     port.no_drop_priorities = {"on": no_drop, "off": frozenset()}.get(mode)
     port.watchdog = one(data.get("watchdog")).get("value", "on" if system.watchdog_on else "off") == "on"
-    queuing = mqc.policy("queuing", one(data.get("queuing_output")).get("value", system.queuing_output))
-    shape = queue_shape(queuing, mqc)
-    port.ecn, port.strict_queues = dict(shape.ecn), shape.strict
-    buffers = ingress_buffers(mqc.policy("queuing", one(data.get("queuing_input")).get("value")), mqc)
-    port.pg_buffers = buffers or dict(system_buffers)
+    queuing = one(data.get("queuing_output")).get("value", system.queuing_output)
+    shape = policies.queuing.get(queuing) if queuing is not None else None
+    if shape is not None:
+        port.ecn, port.strict_queues = dict(shape.ecn), shape.strict
+    # else the platform's default queuing: no ECN, no strict queue (the InterfaceState defaults)
+    buffers = policies.buffers.get(one(data.get("queuing_input")).get("value", ""), {})
+    port.pg_buffers = dict(buffers or system_buffers)
     where = {name: node.line}
     fallback = dict(system.lines)
-    if queuing is not None:
+    if shape is not None:
         fallback |= {"ecn": shape.ecn_line, "strict_queues": shape.strict_line}
     for child in node.children:
         for prefix, fields in _PORT_FIELDS:
