@@ -41,7 +41,6 @@ _DEFAULT_CLASSES = frozenset(
 class ClassMap:
     kind: str
     name: str
-    line: int
     dscp: tuple[int, ...] = ()
     cos: tuple[int, ...] = ()
     qos_groups: tuple[int, ...] = ()
@@ -59,7 +58,6 @@ class PolicyClass:
     mtu: int | None = None
     priority_level: int | None = None
     ecn: EcnSetting | None = None
-    bandwidth_remaining: int | None = None
     lines: dict[str, int] = field(default_factory=dict)
 
 
@@ -117,9 +115,7 @@ def _class_map(kind: str, name: str, node: Node) -> ClassMap:
         if criterion in found:
             names = DSCP_NAMES if criterion == "dscp" else {}
             found[criterion] += numbers(str(match.get("values", "")), names)
-    return ClassMap(
-        kind, name, node.line, tuple(found["dscp"]), tuple(found["cos"]), tuple(found["qos-group"])
-    )
+    return ClassMap(kind, name, tuple(found["dscp"]), tuple(found["cos"]), tuple(found["qos-group"]))
 
 
 def _policy_class(name: str, node: Node) -> PolicyClass:
@@ -155,7 +151,6 @@ def _policy_class(name: str, node: Node) -> PolicyClass:
         mtu=one(data.get("mtu")).get("value"),
         priority_level=priority.get("level"),
         ecn=ecn_setting(str(wred)) if wred is not None else None,
-        bandwidth_remaining=one(data.get("bandwidth")).get("remaining"),
         lines=lines,
     )
 

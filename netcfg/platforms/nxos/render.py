@@ -29,10 +29,10 @@ from netcfg.templating import template
 CLASSIFY = "ROCE_QOS"
 NETWORK_QOS = "ROCE_NETWORK_QOS"
 QUEUING = "ROCE_QUEUING"
-QUEUES = range(8)
 # The largest MTU a network-qos class takes (Nexus 9000): the class never caps a port's MTU.
 CLASS_MTU = 9216
-# `priority-flow-control watch-dog interval` takes 100-1000 ms (Nexus 9000, NX-API PFC watchdog).
+# `priority-flow-control watch-dog interval` takes up to 1000 ms, 100 by default (Nexus Dashboard
+# fabric settings, PFC_WATCH_INT).
 WATCHDOG_INTERVAL_MS = range(100, 1001)
 
 

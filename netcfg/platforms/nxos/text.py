@@ -84,7 +84,7 @@ class ConfigText:
     # (line, why) when the text is not an NX-OS config.
     foreign: tuple[int, str] | None = None
     evidence: bool = False
-    # Indentation of block bodies: NX-OS indents by two.
+    # (line, indent) of the first block body indented by an odd count: NX-OS indents by 2 (or 4).
     other_indent: tuple[int, int] | None = None
 
     def not_nxos(self) -> tuple[int, str] | None:
