@@ -19,27 +19,22 @@ from netcfg.platforms import get_platform
 from netcfg.platforms.base import is_read_only
 from netcfg.policy import Policy, load_policy
 from netcfg.sources import intent_states
-from tests.conftest import LAB, ROOT
+from tests.conftest import ROOT
 
 NXOS = get_platform("nxos")
 FIXTURES = Path(__file__).parent / "fixtures" / "nxos"
+INVENTORY = FIXTURES / "inventory"
 LEAF = Device("leaf-su1-r1", Role.LEAF, "nxos", su=1, rail=1)
 NXOS_FIRMWARE = "  nxos:\n    minimum: 10.2(5)\n    allowed: [10.3(6), 10.4(3)]\n"
 
 
 def write_nxos_lab(folder: Path, mode: str = "lossless") -> Path:
-    """The bundled lab with every switch on NX-OS (ports Ethernet1/N), and its policy with an NX-OS
-    firmware rule, written into `folder`."""
+    """The lab with every switch on NX-OS (tests/fixtures/nxos/inventory), with its policy beside it
+    given an NX-OS firmware rule, written into `folder`."""
     folder.mkdir(parents=True, exist_ok=True)
-    fabric = (LAB / "fabric.yaml").read_text(encoding="utf-8")
-    for old, new in (
-        ("platforms: {switch: eos, host: connectx}", "platforms: {switch: nxos, host: connectx}"),
-        ('"Ethernet{port}"', '"Ethernet1/{port}"'),
-        ("policy: roce-lossless", "policy: policy.yaml"),
-    ):
-        assert old in fabric
-        fabric = fabric.replace(old, new)
-    (folder / "fabric.yaml").write_text(fabric, encoding="utf-8")
+    fabric = (INVENTORY / "fabric.yaml").read_text(encoding="utf-8")
+    assert "policy: roce-lossless\n" in fabric
+    (folder / "fabric.yaml").write_text(fabric.replace("policy: roce-lossless\n", "policy: policy.yaml\n"))
     policy = (ROOT / "policies" / f"roce-{mode}.yaml").read_text(encoding="utf-8")
     assert policy.rstrip().endswith("allowed: [28.39.2048, 28.41.1000]")
     (folder / "policy.yaml").write_text(policy.rstrip() + "\n" + NXOS_FIRMWARE, encoding="utf-8")
