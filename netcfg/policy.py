@@ -23,7 +23,8 @@ MAX_ECN_KBYTES = 200_000
 MAX_MS = 60_000
 MAX_SYSFS = 2**31 - 1
 _NAME = re.compile(r"[^\x00-\x1f\x7f]{1,64}")
-_VERSION = re.compile(r"\d+(\.\d+)*([A-Za-z0-9._-]*)", re.ASCII)
+# NX-OS writes its releases with the maintenance number in parentheses: 10.3(6), 9.3(7a).
+_VERSION = re.compile(r"\d+(\.\d+)*([A-Za-z0-9._()-]*)", re.ASCII)
 
 
 class _Strict(BaseModel):
@@ -131,7 +132,7 @@ class VersionRule(_Strict):
         if value is not None and not _VERSION.fullmatch(value):
             raise ValueError(
                 f"{value[:40]!r} cannot be compared: expected a version of dot-separated numbers "
-                "(4.30.0F, 28.39.1002)"
+                "(4.30.0F, 28.39.1002, 10.3(6))"
             )
         return value
 

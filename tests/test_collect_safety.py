@@ -393,6 +393,7 @@ INVENTORIES = {
     "thor": ROOT / "tests" / "fixtures" / "thor" / "inventory",
     "sonic": ROOT / "tests" / "fixtures" / "sonic" / "inventory",
     "cumulus": ROOT / "tests" / "fixtures" / "cumulus" / "lab",
+    "nxos": ROOT / "tests" / "fixtures" / "nxos" / "inventory",
 }
 
 

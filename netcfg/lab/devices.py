@@ -4,6 +4,7 @@ A faults file (YAML) changes settings or transport behaviour per device:
 
     devices:
       leaf-su1-r3: {pfc_priority: 4}          # PFC no-drop on 4 instead of the lossless priority
+      leaf-su1-r4: {pfc_pause_priority: {3: 4}}   # class 3 paused by PFC priority 4 (NX-OS pfc-cos)
       leaf-su2-r2: {ecn: false}               # ECN off on the lossless queue
       gpu05: {trust: pcp}                     # NIC trust PCP
       leaf-su1-r1: {mtu: {Ethernet2: 1500}}   # one port at MTU 1500
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -32,11 +33,18 @@ from netcfg.model import Device, DeviceState, Fabric, InterfaceState, LldpNeighb
 from netcfg.platforms import get_platform
 from netcfg.policy import Policy
 
+_Priority = Annotated[int, Field(ge=0, le=7)]
+
 
 class DeviceFaults(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     pfc_priority: int | None = Field(None, ge=0, le=7, description="PFC no-drop on this priority instead.")
+    pfc_pause_priority: dict[_Priority, _Priority] = Field(
+        default_factory=dict,
+        description="traffic class -> the PFC priority that pauses it instead (NX-OS: `pause pfc-cos 4` "
+        "in the network-qos class of qos-group 3); ports that paused the class's priority pause this one.",
+    )
     ecn: bool | None = Field(None, description="false: ECN off on every port's lossless queue.")
     trust: Literal["dscp", "pcp", "none"] | None = None
     mtu: dict[str, int] = Field(default_factory=dict, description="interface -> MTU")
@@ -112,8 +120,17 @@ def apply_faults(state: DeviceState, faults: DeviceFaults, device: Device) -> De
         state,
         interfaces={k: dataclasses.replace(v, ecn=dict(v.ecn)) for k, v in state.interfaces.items()},
         dscp_map=dict(state.dscp_map),
+        tc_pfc=dict(state.tc_pfc),
         lldp=list(state.lldp),
     )
+    for tc, priority in faults.pfc_pause_priority.items():
+        paused_by = state.tc_pfc.get(tc, tc)
+        state.tc_pfc[tc] = priority
+        for port in state.interfaces.values():
+            if port.no_drop_priorities is not None and paused_by in port.no_drop_priorities:
+                port.no_drop_priorities = port.no_drop_priorities - {paused_by} | {priority}
+        if priority == tc:
+            del state.tc_pfc[tc]
     for port in state.interfaces.values():
         if faults.pfc_priority is not None:
             port.no_drop_priorities = frozenset({faults.pfc_priority})

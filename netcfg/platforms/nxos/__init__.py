@@ -1,0 +1,71 @@
+"""Cisco NX-OS (Nexus 9000): the MQC QoS chain rendered with Jinja2, read back with TTP.
+
+Rendering: render.py; reading config text and show outputs: parse.py (the config's shape:
+text.py; the MQC layers: mqc.py); what the lab's switches print: lab.py; masking: secrets.py;
+what `netcfg diff` compares: remediation.py.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from netcfg.lab.profile import CliProfile
+from netcfg.model import Device, DeviceState
+from netcfg.platforms.base import Command, Platform, register
+from netcfg.platforms.nxos import lab, parse, remediation, render, secrets
+
+if TYPE_CHECKING:
+    from netcfg.remediation import Remediation
+
+
+@register
+class Nxos(Platform):
+    name: ClassVar[str] = "nxos"
+    kind: ClassVar = "switch"
+    netmiko_device_type: ClassVar[str] = "cisco_nxos"
+    config_suffix: ClassVar[str] = ".cfg"
+    description: ClassVar[str] = "Cisco NX-OS switch"
+    # netmiko's cisco_nxos sends `terminal width 511` and `terminal length 0` and waits only for their
+    # echo; NX-OS prints nothing else for them.
+    cli_profile: ClassVar[CliProfile] = CliProfile(
+        prompt="{name}# ",
+        setup_replies={"terminal width 511": "", "terminal length 0": ""},
+        invalid_input="                      ^\n% Invalid command at '^' marker.",
+    )
+    lab_version: ClassVar[str] = "10.4(3)"
+    lab_model: ClassVar[str | None] = "Nexus9000 C9364D-GX2A"
+    hier_config_platform: ClassVar[str | None] = "CISCO_NXOS"
+    running_config_file: ClassVar[str | None] = parse.SHOW_RUNNING.file
+    read_only_commands: ClassVar[tuple[str, ...]] = (
+        r"show version",
+        r"show running-config",
+        r"show interface priority-flow-control",
+        r"show lldp neighbors detail",
+    )
+
+    def commands(self, device: Device) -> list[Command]:
+        return [parse.SHOW_VERSION, parse.SHOW_RUNNING, parse.SHOW_PFC, parse.SHOW_LLDP]
+
+    def render_config(self, state: DeviceState, device: Device) -> str:
+        return render.render(state)
+
+    def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:
+        return lab.outputs(state)
+
+    def parse_config(self, text: str, device: Device) -> DeviceState:
+        return parse.parse_config(text, device)
+
+    def parse_outputs(self, outputs: dict[str, str], device: Device) -> DeviceState:
+        return parse.parse_outputs(outputs, device)
+
+    def remediate(self, device: str, intended: str, running: str) -> Remediation | None:
+        # Only what netcfg renders is compared, both sides in one form (no blank or comment lines):
+        # the rest of the running config is left alone.
+        want = remediation.managed_part(intended, intended)
+        return super().remediate(device, want, remediation.managed_part(running, intended))
+
+    def mask_secrets(self, text: str) -> str:
+        return secrets.mask_secrets(text)
+
+    def factory_qos(self, state: DeviceState, device: Device) -> DeviceState | None:
+        return lab.factory_qos(state)

@@ -1,0 +1,49 @@
+"""Remediation that touches only what netcfg renders on an NX-OS switch.
+
+A running config holds far more than netcfg renders: users, SNMP, routing, addresses. Compared whole
+with the intended config, every such line would come out as a `no ...` command, and applying them
+would lock operators out and tear down routing. netcfg never deletes what it did not write: the
+running config is cut down to what netcfg manages before hier_config compares it. That is the
+sections the intended config has (its class maps and policy maps, `system qos`, the plan's
+interfaces), the PFC watchdog lines, and in each interface only the lines netcfg renders there.
+"""
+
+from __future__ import annotations
+
+from netcfg.platforms.nxos.text import Node, split_config
+
+# Device-wide lines netcfg renders, so that a wrong value on the switch is replaced.
+_MANAGED_GLOBALS = ("priority-flow-control watch-dog", "priority-flow-control auto-restore")
+# Interface lines netcfg renders; the rest of an interface (addresses, VRF, ...) is the operator's.
+_MANAGED_PORT_LINES = (
+    "description ",
+    "mtu ",
+    "priority-flow-control ",
+    "service-policy ",
+    "switchport",
+    "no switchport",
+    "shutdown",
+    "no shutdown",
+)
+
+
+def managed_part(running: str, intended: str) -> str:
+    """The running config as far as netcfg manages it, in show-running-config form."""
+    heads = {node.text for node in split_config(intended).nodes}
+    kept: list[str] = []
+    for node in split_config(running).nodes:
+        if node.text.startswith(_MANAGED_GLOBALS):
+            kept.append(node.text)
+        elif node.text in heads:
+            children = node.children
+            if node.words[0] == "interface":
+                children = [c for c in children if c.text.startswith(_MANAGED_PORT_LINES)]
+            kept += _lines(Node(node.line, node.text, children), 0)
+    return "".join(f"{line}\n" for line in kept)
+
+
+def _lines(node: Node, depth: int) -> list[str]:
+    out = ["  " * depth + node.text]
+    for child in node.children:
+        out += _lines(child, depth + 1)
+    return out

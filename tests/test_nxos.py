@@ -1,0 +1,608 @@
+"""Cisco NX-OS: the QoS chain rendered and read back, production-shaped configs and show outputs
+(tests/fixtures/nxos/), masking, and the CLI on an all-NX-OS copy of the lab (check, --configs with
+file:line, diff)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from netcfg.checks import run_checks
+from netcfg.cli import main
+from netcfg.inventory import load_fabric
+from netcfg.lab.devices import DeviceFaults, apply_faults, live_states
+from netcfg.model import Device, DeviceState, EcnSetting, Fabric, LldpNeighbor, Role, Watchdog
+from netcfg.platforms import get_platform
+from netcfg.platforms.base import is_read_only
+from netcfg.policy import Policy, load_policy
+from netcfg.sources import intent_states
+from tests.conftest import ROOT
+
+NXOS = get_platform("nxos")
+FIXTURES = Path(__file__).parent / "fixtures" / "nxos"
+INVENTORY = FIXTURES / "inventory"
+LEAF = Device("leaf-su1-r1", Role.LEAF, "nxos", su=1, rail=1)
+NXOS_FIRMWARE = "  nxos:\n    minimum: 10.2(5)\n    allowed: [10.3(6), 10.4(3)]\n"
+
+
+def write_nxos_lab(folder: Path, mode: str = "lossless") -> Path:
+    """The lab with every switch on NX-OS (tests/fixtures/nxos/inventory), with its policy beside it
+    given an NX-OS firmware rule, written into `folder`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    fabric = (INVENTORY / "fabric.yaml").read_text(encoding="utf-8")
+    assert "policy: roce-lossless\n" in fabric
+    (folder / "fabric.yaml").write_text(fabric.replace("policy: roce-lossless\n", "policy: policy.yaml\n"))
+    policy = (ROOT / "policies" / f"roce-{mode}.yaml").read_text(encoding="utf-8")
+    assert policy.rstrip().endswith("allowed: [28.39.2048, 28.41.1000]")
+    (folder / "policy.yaml").write_text(policy.rstrip() + "\n" + NXOS_FIRMWARE, encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def nxos_lab(tmp_path_factory) -> Path:
+    return write_nxos_lab(tmp_path_factory.mktemp("nxos-lab"))
+
+
+@pytest.fixture(scope="module")
+def fabric(nxos_lab: Path) -> Fabric:
+    return load_fabric(nxos_lab)
+
+
+@pytest.fixture(scope="module")
+def policy(fabric: Fabric, nxos_lab: Path) -> Policy:
+    return load_policy(fabric.policy_ref, nxos_lab)
+
+
+def fixture(name: str) -> str:
+    return (FIXTURES / name).read_text(encoding="utf-8")
+
+
+def block(text: str, head: str) -> list[str]:
+    """The lines of the block that starts with `head` (its header line included)."""
+    lines = text.splitlines()
+    start = lines.index(head)
+    end = next((i for i in range(start + 1, len(lines)) if not lines[i].startswith(" ")), len(lines))
+    return lines[start:end]
+
+
+# --- rendering the chain --------------------------------------------------------------------------
+
+
+def test_intent_renders_the_three_mqc_layers_system_qos_watchdog_and_ports(fabric, policy):
+    leaf = fabric.devices["leaf-su1-r1"]
+    intent = live_states(fabric, policy)["leaf-su1-r1"]
+    text = NXOS.render_config(intent, leaf)
+    # DSCP 26 -> qos-group 3, DSCP 48 -> qos-group 6 (the policy's CNP priority).
+    assert block(text, "class-map type qos match-any ROCE_QOS_QG3") == [
+        "class-map type qos match-any ROCE_QOS_QG3",
+        "  match dscp 26",
+    ]
+    assert block(text, "policy-map type qos ROCE_QOS") == [
+        "policy-map type qos ROCE_QOS",
+        "  class ROCE_QOS_QG3",
+        "    set qos-group 3",
+        "  class ROCE_QOS_QG6",
+        "    set qos-group 6",
+    ]
+    # The class of qos-group 3 is paused by PFC priority 3; every class carries MTU 9216.
+    assert block(text, "policy-map type network-qos ROCE_NETWORK_QOS") == [
+        "policy-map type network-qos ROCE_NETWORK_QOS",
+        "  class type network-qos c-8q-nq3",
+        "    mtu 9216",
+        "    pause pfc-cos 3",
+        "  class type network-qos c-8q-nq-default",
+        "    mtu 9216",
+    ]
+    queuing = block(text, "policy-map type queuing ROCE_QUEUING")
+    q3 = queuing.index("  class type queuing c-out-8q-q3")
+    assert queuing[q3 + 1 : q3 + 3] == [
+        "    bandwidth remaining percent 50",
+        "    random-detect minimum-threshold 150 kbytes maximum-threshold 1500 kbytes "
+        "drop-probability 100 weight 0 ecn",
+    ]
+    q6 = queuing.index("  class type queuing c-out-8q-q6")
+    assert queuing[q6 + 1] == "    priority level 1"
+    assert block(text, "system qos") == [
+        "system qos",
+        "  service-policy type network-qos ROCE_NETWORK_QOS",
+        "  service-policy type queuing output ROCE_QUEUING",
+    ]
+    # detect 200 ms, restore 200 ms, poll 100 ms: two polls each.
+    assert [line for line in text.splitlines() if line.startswith("priority-flow-control ")] == [
+        "priority-flow-control watch-dog-interval on",
+        "priority-flow-control watch-dog interval 100",
+        "priority-flow-control watch-dog shutdown-multiplier 2",
+        "priority-flow-control auto-restore multiplier 2",
+    ]
+    assert block(text, "interface Ethernet1/31") == [
+        "interface Ethernet1/31",
+        "  description spine1:Ethernet1/1",
+        "  mtu 9214",
+        "  priority-flow-control mode on",
+        "  priority-flow-control watch-dog-interval on",
+        "  service-policy type qos input ROCE_QOS",
+        "  no switchport",
+        "  no shutdown",
+    ]
+
+
+def test_intent_of_the_nxos_lab_checks_clean_lossless_and_lossy(tmp_path, capsys):
+    for mode in ("lossless", "lossy"):
+        lab = write_nxos_lab(tmp_path / mode, mode)
+        assert main(["check", str(lab), "--format", "json"]) == 0, mode
+        assert json.loads(capsys.readouterr().out)["findings"] == []
+
+
+def test_lossy_intent_turns_pfc_off_and_keeps_ecn(tmp_path):
+    lab = write_nxos_lab(tmp_path / "lossy", "lossy")
+    fabric = load_fabric(lab)
+    policy = load_policy(fabric.policy_ref, lab)
+    leaf = fabric.devices["leaf-su2-r3"]
+    text = NXOS.render_config(intent_states(fabric, policy)["leaf-su2-r3"], leaf)
+    assert "pause pfc-cos" not in text and "watch-dog" not in text
+    assert block(text, "interface Ethernet1/1")[3] == "  priority-flow-control mode off"
+    assert "drop-probability 100 weight 0 ecn" in text
+
+
+def test_a_policy_nxos_cannot_time_is_one_error_naming_the_setting(tmp_path, capsys):
+    lab = write_nxos_lab(tmp_path / "lab")
+    policy = lab / "policy.yaml"
+    policy.write_text(policy.read_text().replace("  polling_ms: 100", "  polling_ms: 150"))
+    assert main(["render", str(lab), "-o", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert "policy pfc_watchdog.detection_ms (NX-OS switch" in err
+    assert "a whole multiple of polling_ms 150 (NX-OS counts polls), not 200" in err
+    assert not (tmp_path / "out").exists()
+
+
+# --- reading configs --------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def production() -> DeviceState:
+    return NXOS.parse_config(fixture("show_running-config.txt"), LEAF)
+
+
+def test_production_config_chain(production: DeviceState):
+    """A Nexus 9364D-GX2A leaf as operators run it (users, TACACS, a banner holding config-like
+    lines, copp, ACLs, a port-channel, mgmt0, loopbacks, BGP): the chain as a person reads it."""
+    assert production.unparsed == {}
+    assert production.os_version == "10.3(6)"
+    # `match dscp 24-26` -> qos-group 3, CNP 48 -> 7, and class-default sends every other DSCP to 0.
+    assert {d: production.dscp_map[d] for d in (24, 25, 26, 48, 46, 0)} == {
+        24: 3,
+        25: 3,
+        26: 3,
+        48: 7,
+        46: 0,
+        0: 0,
+    }
+    assert len(production.dscp_map) == 64
+    assert production.tc_pfc == {} and production.tc_queue == {}
+    # interval 200 ms, shutdown after 1 poll, restore after 10.
+    assert production.watchdog == Watchdog(True, "drop", 200, 2000, 200)
+    chain = production.chain(26, "Ethernet1/1")
+    assert (chain.traffic_class, chain.queue, chain.pfc_priority) == (3, 3, 3)
+
+
+def test_production_config_ports(production: DeviceState):
+    ports = production.interfaces
+    e1 = ports["Ethernet1/1"]
+    assert (e1.description, e1.mtu, e1.trust, e1.dscp_map) == ("gpu01:eth0", 9216, "dscp", None)
+    assert (e1.pfc_enabled, e1.no_drop_priorities, e1.watchdog) == (True, frozenset({3}), True)
+    assert e1.ecn == {3: EcnSetting(150_000, 3_000_000, 7)} and e1.strict_queues == frozenset({7})
+    # No `mtu` line: NX-OS's default 1500; the watchdog from the global line.
+    assert (ports["Ethernet1/3"].mtu, ports["Ethernet1/3"].watchdog) == (1500, True)
+    # No `priority-flow-control mode` line: `auto`, which only DCBX resolves: unknown from the config.
+    assert (ports["Ethernet1/4"].pfc_enabled, ports["Ethernet1/4"].no_drop_priorities) == (None, None)
+    # A port binding another classification policy has its own map; a port binding none trusts nothing.
+    assert (ports["Ethernet1/5"].trust, ports["Ethernet1/5"].dscp_map) == ("dscp", {16: 2})
+    assert (ports["Ethernet1/6"].trust, ports["Ethernet1/6"].dscp_map) == ("none", {})
+    # Uplinks bind their own queuing policy (`3 mbytes`), one with the watchdog off.
+    assert ports["Ethernet1/31"].ecn == {3: EcnSetting(300_000, 3_000_000, 7)}
+    assert ports["Ethernet1/32"].watchdog is False
+    # The banner's `interface Ethernet1/1` line is banner text, not a port.
+    assert set(ports) == {
+        "port-channel10",
+        *(f"Ethernet1/{n}" for n in (1, 2, 3, 4, 5, 6, 7, 31, 32)),
+        "mgmt0",
+        "loopback0",
+    }
+    assert (ports["mgmt0"].mtu, ports["mgmt0"].trust) == (None, None)
+
+
+def test_production_config_locations(production: DeviceState):
+    text = fixture("show_running-config.txt").splitlines()
+
+    def line(n: int) -> str:
+        return text[n - 1].strip()
+
+    loc = production.locations
+    assert line(loc["Ethernet1/1.mtu"]) == "mtu 9216"
+    assert line(loc["Ethernet1/1.pfc_enabled"]) == "priority-flow-control mode on"
+    # PFC priorities come from the network-qos policy, ECN and strict from the queuing policy.
+    assert line(loc["Ethernet1/1.no_drop_priorities"]) == "pause pfc-cos 3"
+    assert line(loc["Ethernet1/1.ecn"]).startswith("random-detect minimum-threshold 150 kbytes")
+    assert line(loc["Ethernet1/1.strict_queues"]) == "priority level 1"
+    assert line(loc["Ethernet1/31.ecn"]) == "service-policy type queuing output QOS_UPLINK"
+    assert line(loc["Ethernet1/3.watchdog"]) == "priority-flow-control watch-dog-interval on"
+    assert line(loc["Ethernet1/3"]) == "interface Ethernet1/3"
+    assert line(loc["dscp_map"]) == "policy-map type qos QOS_CLASSIFICATION"
+
+
+PASTE_FORM = """\
+priority-flow-control watch-dog-interval on
+policy-map type network-qos qos_network
+  class type network-qos c-8q-nq3
+    mtu 9216
+    pause pfc-cos 4
+    exit
+  exit
+class-map type qos match-any ROCEv2
+  match dscp af31
+policy-map type qos QOS_CLASSIFICATION
+  class ROCEv2
+    set qos-group 3
+    exit
+  exit
+system qos
+  service-policy type network-qos qos_network
+interface ethernet 1/1-3, Ethernet1/9
+priority-flow-control mode on
+mtu 9216
+service-policy type qos input QOS_CLASSIFICATION
+exit
+priority-flow-control watch-dog interval 300
+interface Ethernet1/4
+  description not in the range
+end
+"""
+
+
+def test_config_mode_paste_form(tmp_path):
+    """As operators keep configs in scripts: `exit`/`end` lines, an interface range, and interface
+    sub-commands written unindented straight after `interface ...`."""
+    state = NXOS.parse_config(PASTE_FORM, LEAF)
+    assert state.unparsed == {}
+    assert set(state.interfaces) == {
+        "Ethernet1/1",
+        "Ethernet1/2",
+        "Ethernet1/3",
+        "Ethernet1/9",
+        "Ethernet1/4",
+    }
+    for name in ("Ethernet1/1", "Ethernet1/2", "Ethernet1/3", "Ethernet1/9"):
+        port = state.interfaces[name]
+        assert (port.mtu, port.pfc_enabled, port.no_drop_priorities) == (9216, True, frozenset({4}))
+    assert state.interfaces["Ethernet1/4"].mtu == 1500
+    # qos-group 3 is paused by PFC priority 4: RoCE DSCP 26 (af31) ends up paused on 4.
+    assert state.tc_pfc == {3: 4} and state.chain(26, "Ethernet1/1").pfc_priority == 4
+    # `watch-dog interval 300` after `exit` is global; no multipliers: unknown timers.
+    assert state.watchdog == Watchdog(True, "drop", None, None, 300)
+
+
+def test_cos_classification_on_a_routed_fabric_is_a_trust_finding(fabric, policy):
+    leaf = fabric.devices["leaf-su1-r2"]
+    text = NXOS.render_config(live_states(fabric, policy)["leaf-su1-r2"], leaf)
+    text = text.replace("  match dscp 26\n", "  match cos 3\n")
+    state = NXOS.parse_config(text, leaf)
+    findings = {(f.rule, f.actual) for f in run_checks(fabric, policy, {leaf.name: state})}
+    assert ("qos.trust", "cos") in findings
+    # DSCP 26 is no longer classified at all on this switch.
+    assert ("qos.dscp_map", "unknown") in findings
+
+
+def test_defaults_the_config_leaves_out_are_reported(fabric, policy):
+    """A port without `priority-flow-control mode` is in `auto`: PFC is unknown from a config, and
+    reported as such rather than passed; a port without `mtu` runs NX-OS's 1500."""
+    leaf = fabric.devices["leaf-su1-r3"]
+    text = NXOS.render_config(live_states(fabric, policy)["leaf-su1-r3"], leaf)
+    lines = block(text, "interface Ethernet1/2")
+    edited = text.replace(
+        "\n".join(lines), "\n".join(ln for ln in lines if "mode on" not in ln and "mtu" not in ln)
+    )
+    state = NXOS.parse_config(edited, leaf)
+    found = {(f.rule, f.interface, f.actual) for f in run_checks(fabric, policy, {leaf.name: state})}
+    assert ("pfc.enabled", "Ethernet1/2", "unknown") in found
+    assert ("mtu.switch", "Ethernet1/2", "1500") in found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "! device: leaf1 (DCS-7060X6-64PE, EOS-4.32.1F)\ninterface Ethernet1\n   mtu 9214\n",
+        "interface Ethernet1/1\n   mtu 9214\n   priority-flow-control on\n",
+        '{"PORT": {"Ethernet0": {"mtu": "9100"}}}\n',
+        "# leaf notes\n\n| port | mtu |\n|---|---|\n",
+        "- set: {interface: {swp1: {link: {mtu: 9216}}}}\n",
+        "interfaces {\n    et-0/0/0 {\n        mtu 9216;\n    }\n}\n",
+        "set class-of-service forwarding-classes class no-loss queue-num 3\n",
+        "interface ethernet1/1/1\n no shutdown\n mtu 9216\n",
+        "hostname leaf1\nip route 0.0.0.0/0 10.0.0.1\n",
+    ],
+    ids=[
+        "eos-header",
+        "eos-indent",
+        "json",
+        "markdown",
+        "nvue-yaml",
+        "junos",
+        "junos-set",
+        "os10",
+        "no-evidence",
+    ],
+)
+def test_text_that_is_not_nxos_is_unreadable_not_a_list_of_errors(text: str):
+    state = NXOS.parse_config(text, LEAF)
+    assert state.unparsed["running-config"].startswith("not a Cisco NX-OS config")
+    assert state.interfaces == {} and state.dscp_map == {}
+
+
+def test_a_policy_bound_but_not_defined_is_unreadable():
+    """NX-OS refuses to bind a policy map it does not have: such a text was cut short or edited."""
+    text = fixture("show_running-config.txt").replace(
+        "policy-map type queuing QOS_UPLINK", "policy-map type queuing X"
+    )
+    state = NXOS.parse_config(text, LEAF)
+    assert state.unparsed == {
+        "running-config": "service-policy binds 'policy-map type queuing QOS_UPLINK', which is not defined"
+    }
+    assert text.splitlines()[state.locations["running-config"] - 1].strip() == (
+        "service-policy type queuing output QOS_UPLINK"
+    )
+
+
+# --- reading live outputs ---------------------------------------------------------------------------
+
+
+def outputs(**replace: str) -> dict[str, str]:
+    files = {c.file: fixture(f"{c.file}.txt") for c in NXOS.commands(LEAF)}
+    return files | replace
+
+
+def test_live_outputs_pfc_bitmap_version_and_lldp():
+    state = NXOS.parse_outputs(outputs(), LEAF)
+    assert state.unparsed == {} and state.facets == {"qos", "version", "lldp"}
+    assert (state.os_version, state.model) == ("10.3(6)", "Nexus9000 C9364D-GX2A")
+    ports = state.interfaces
+    # `On (8)`: bitmap 0x08, CoS 3.
+    assert (ports["Ethernet1/1"].pfc_enabled, ports["Ethernet1/1"].no_drop_priorities) == (
+        True,
+        frozenset({3}),
+    )
+    # `mode auto` in the config; the hardware says `Off`: what it does decides.
+    assert (ports["Ethernet1/4"].pfc_enabled, ports["Ethernet1/4"].no_drop_priorities) == (False, frozenset())
+    assert state.lldp == [
+        LldpNeighbor("Ethernet1/1", "gpu01", "eth0"),
+        LldpNeighbor("Ethernet1/2", "gpu02", "eth0"),
+        LldpNeighbor("Ethernet1/31", "spine1.fabric.example.net", "Ethernet1/1"),
+        LldpNeighbor("mgmt0", "oob-sw1", "Fa1/0/9"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("oper", "cos"), [("On  (8)", {3}), ("On  (18)", {3, 4}), ("On  (10)", {4}), ("On  (0)", set())]
+)
+def test_pfc_oper_bitmap_is_hex_cos_bits(oper: str, cos: set[int]):
+    table = fixture("show_interface_priority-flow-control.txt").replace(
+        "Ethernet1/2        On   On  (8)  ", f"Ethernet1/2        On   {oper:<7}  "
+    )
+    state = NXOS.parse_outputs(outputs(**{"show_interface_priority-flow-control": table}), LEAF)
+    assert state.interfaces["Ethernet1/2"].no_drop_priorities == frozenset(cos)
+
+
+@pytest.mark.parametrize(
+    ("file", "command", "facet"),
+    [
+        ("show_version", "show version", "version"),
+        ("show_running-config", "show running-config", "qos"),
+        ("show_interface_priority-flow-control", "show interface priority-flow-control", "qos"),
+        ("show_lldp_neighbors_detail", "show lldp neighbors detail", "lldp"),
+    ],
+)
+def test_an_unreadable_output_is_one_unknown_and_drops_its_facet(file: str, command: str, facet: str):
+    state = NXOS.parse_outputs(outputs(**{file: "% Permission denied for the role\n"}), LEAF)
+    assert list(state.unparsed) == [command]
+    assert facet not in state.facets
+    missing = {c.file: fixture(f"{c.file}.txt") for c in NXOS.commands(LEAF) if c.file != file}
+    assert list(NXOS.parse_outputs(missing, LEAF).unparsed) == [command]
+
+
+def test_an_eos_running_config_in_an_nxos_snapshot_is_unreadable():
+    eos = (ROOT / "tests" / "fixtures" / "eos" / "running_config_production.cfg").read_text(encoding="utf-8")
+    state = NXOS.parse_outputs(outputs(**{"show_running-config": eos}), LEAF)
+    assert state.unparsed["show running-config"].startswith("not a Cisco NX-OS config")
+    assert "qos" not in state.facets
+
+
+# --- masking ----------------------------------------------------------------------------------------
+
+SECRET_LINES = [
+    ("username admin password 5 $5$KLMNOP$Xa9sdHq2nYp  role network-admin", "$5$KLMNOP$Xa9sdHq2nYp"),
+    ("username ops password 0 Plain-Text-1 role network-operator", "Plain-Text-1"),
+    (
+        "snmp-server user admin network-admin auth md5 0x5d1e6f0a92 priv 0x9a8b7c6d5e localizedkey",
+        "0x5d1e6f0a92",
+    ),
+    (
+        "snmp-server user admin network-admin auth md5 0x5d1e6f0a92 priv 0x9a8b7c6d5e localizedkey",
+        "0x9a8b7c6d5e",
+    ),
+    (
+        "snmp-server user tel network-operator auth sha 0x0a1b2c priv aes-128 0x112233 localizedkey",
+        "0x112233",
+    ),
+    ("snmp-server community Rt8xCommunity group network-operator", "Rt8xCommunity"),
+    ("snmp-server host 10.40.1.20 traps version 2c Rt8xCommunity", "Rt8xCommunity"),
+    ('tacacs-server key 7 "Vjqr4Pkq5a1"', "Vjqr4Pkq5a1"),
+    ('tacacs-server host 10.40.1.11 key 7 "Zbm 3Lqr9Xw"', "3Lqr9Xw"),
+    ("radius-server key 7 Zk1sh3mE", "Zk1sh3mE"),
+    ("radius-server host 10.40.1.12 key 0 r4d1us-Key authentication accounting", "r4d1us-Key"),
+    ("    key-string 7 070c285f4d06", "070c285f4d06"),
+    ("    password 3 7b1f4a2c9e8d6b5a", "7b1f4a2c9e8d6b5a"),
+    ("  ip ospf authentication-key 3 0a1b2c3d", "0a1b2c3d"),
+    ("  ip ospf message-digest-key 1 md5 3 9f8e7d6c", "9f8e7d6c"),
+    ("    authentication md5 key-string hsrp-K3y", "hsrp-K3y"),
+    ("ntp authentication-key 1 md5 Kq3eXb7 7", "Kq3eXb7"),
+]
+
+
+@pytest.mark.parametrize(("line", "secret"), SECRET_LINES)
+def test_secrets_are_masked(line: str, secret: str):
+    masked = NXOS.mask_secrets(line)
+    assert secret not in masked and "<masked>" in masked
+    assert NXOS.mask_secrets(masked) == masked
+
+
+def test_masking_keeps_every_other_line_and_the_config_readable():
+    text = fixture("show_running-config.txt")
+    masked = NXOS.mask_secrets(text)
+    changed = [(a, b) for a, b in zip(text.splitlines(), masked.splitlines(), strict=True) if a != b]
+    assert len(changed) == 12
+    assert all("<masked>" in b for _, b in changed)
+    assert "snmp-server host 10.40.1.20 traps version 2c <masked>" in masked
+    assert "username netops passphrase  lifetime 99999 warntime 14 gracetime 3" in masked
+    assert NXOS.parse_config(masked, LEAF) == NXOS.parse_config(text, LEAF)
+
+
+# --- faults the lab seeds ------------------------------------------------------------------------
+
+
+def test_a_qos_group_paused_by_another_priority(fabric, policy):
+    """`pfc_pause_priority: {3: 4}`: the network-qos class of qos-group 3 says `pause pfc-cos 4`. The
+    ports with PFC on then pause 4, and RoCE (DSCP 26 -> qos-group 3) is paused on 4, not 3."""
+    leaf = fabric.devices["leaf-su1-r3"]
+    state = apply_faults(
+        live_states(fabric, policy)[leaf.name], DeviceFaults(pfc_pause_priority={3: 4}), leaf
+    )
+    text = NXOS.render_config(state, leaf)
+    assert block(text, "policy-map type network-qos ROCE_NETWORK_QOS")[1:4] == [
+        "  class type network-qos c-8q-nq3",
+        "    mtu 9216",
+        "    pause pfc-cos 4",
+    ]
+    parsed = NXOS.parse_config(text, leaf)
+    assert parsed.tc_pfc == {3: 4}
+    found = {(f.rule, f.expected, f.actual) for f in run_checks(fabric, policy, {leaf.name: parsed})}
+    assert ("qos.dscp_map", "3", "4") in found
+    assert ("pfc.no_drop_priorities", "{3}", "{4}") in found
+
+
+def test_factory_qos_is_the_stock_nexus(fabric, policy):
+    leaf = fabric.devices["leaf-su2-r4"]
+    state = apply_faults(live_states(fabric, policy)[leaf.name], DeviceFaults(factory_qos=True), leaf)
+    outputs_ = NXOS.render_outputs(state, leaf)
+    parsed = NXOS.parse_outputs({c.file: outputs_[c.cli] for c in NXOS.commands(leaf)}, leaf)
+    port = parsed.interfaces["Ethernet1/1"]
+    assert (port.mtu, port.trust, port.pfc_enabled, port.ecn, port.watchdog) == (
+        1500,
+        "none",
+        False,
+        {},
+        False,
+    )
+    assert parsed.dscp_map == {} and parsed.watchdog == Watchdog(enabled=False)
+    assert "mtu 1500" not in outputs_["show running-config"]  # NX-OS prints no default
+
+
+# --- read-only collection -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "cli",
+    [
+        "configure terminal",
+        "show running-config | redirect bootflash:x",
+        "show running-config > bootflash:x",
+        "show version ; reload",
+        "copy running-config startup-config",
+        "reload",
+        "run bash sudo reboot",
+        "show interface priority-flow-control | tee bootflash:x",
+        "show lldp neighbors detail\nconfigure terminal",
+    ],
+)
+def test_commands_that_change_an_nxos_switch_are_not_read_only(cli: str):
+    assert not is_read_only(NXOS, cli)
+
+
+def test_every_collected_command_is_read_only(fabric):
+    for device in fabric.devices.values():
+        platform = get_platform(device.platform)
+        assert all(is_read_only(platform, b.cli) for b in platform.batches(device))
+
+
+# --- the CLI on an all-NX-OS lab --------------------------------------------------------------------
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, old
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def line_of(path: Path, line: str) -> int:
+    (number,) = [n for n, text in enumerate(path.read_text().splitlines(), 1) if text == line]
+    return number
+
+
+def test_configs_findings_point_at_file_and_line(nxos_lab, tmp_path, capsys):
+    configs = tmp_path / "configs"
+    assert main(["render", str(nxos_lab), "-o", str(configs)]) == 0
+    capsys.readouterr()
+    leaf = configs / "leaf-su1-r2.cfg"
+    assert leaf.exists() and (configs / "spine1.cfg").exists()
+    edit(leaf, "    pause pfc-cos 3\n", "    pause pfc-cos 4\n")
+    edit(leaf, "  description gpu02:eth1\n  mtu 9214\n", "  description gpu02:eth1\n  mtu 1500\n")
+    edit(leaf, "drop-probability 100 weight 0 ecn", "drop-probability 7 weight 0 ecn")
+    assert main(["check", str(nxos_lab), "--configs", str(configs), "--format", "json"]) == 1
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    at = {(f["rule"], f["interface"]): f["line"] for f in findings if f["device"] == "leaf-su1-r2"}
+    assert all(f["file"] == str(leaf) for f in findings if f["device"] == "leaf-su1-r2")
+    assert at[("mtu.switch", "Ethernet1/2")] == line_of(leaf, "  mtu 1500")
+    pfc = [f for f in findings if f["rule"] == "pfc.no_drop_priorities"]
+    assert {f["line"] for f in pfc} == {line_of(leaf, "    pause pfc-cos 4")}
+    ecn = [f for f in findings if f["rule"] == "ecn.thresholds"]
+    assert {f["line"] for f in ecn} == {
+        line_of(
+            leaf,
+            "    random-detect minimum-threshold 150 kbytes maximum-threshold 1500 kbytes "
+            "drop-probability 7 weight 0 ecn",
+        )
+    }
+    assert {f["device"] for f in findings if f["severity"] == "error"} <= {"leaf-su1-r2", "gpu02", "gpu06"}
+
+
+def test_diff_restores_intent_and_leaves_the_rest_of_the_switch_alone(nxos_lab, tmp_path, capsys):
+    faults = tmp_path / "faults.yaml"
+    faults.write_text(
+        "devices:\n  leaf-su1-r3: {pfc_pause_priority: {3: 4}}\n  leaf-su2-r1: {mtu: {Ethernet1/2: 1500}}\n"
+    )
+    snapshot = tmp_path / "snap"
+    assert main(["lab", "snapshot", str(nxos_lab), "--faults", str(faults), "-o", str(snapshot)]) == 0
+    # What an operator's switch holds besides netcfg's QoS: users, addresses, routing.
+    running = snapshot / "leaf-su1-r3" / "show_running-config.txt"
+    text = running.read_text()
+    text = text.replace("  description gpu01:eth0\n", "  description gpu01:eth0\n  ip address 10.1.1.0/31\n")
+    running.write_text(text + "router bgp 65101\n  neighbor 10.2.1.0\n    password 3 <masked>\n")
+    capsys.readouterr()
+    assert main(["diff", str(nxos_lab), "--snapshot", str(snapshot)]) == 1
+    out = capsys.readouterr().out
+    commands = {
+        name: re.search(
+            rf"─ {name} ─.*?commands to restore intent:\n(.*?)\n(?:─|\d+ switch)", out, re.S
+        ).group(1)
+        for name in ("leaf-su1-r3", "leaf-su2-r1")
+    }
+    assert commands["leaf-su1-r3"].splitlines() == [
+        "policy-map type network-qos ROCE_NETWORK_QOS",
+        "  class type network-qos c-8q-nq3",
+        "    no pause pfc-cos 4",
+        "    pause pfc-cos 3",
+    ]
+    assert commands["leaf-su2-r1"].splitlines() == ["interface Ethernet1/2", "  mtu 9214"]
+    assert "2 switch(es) differ from intent" in out
