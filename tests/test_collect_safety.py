@@ -390,6 +390,7 @@ def test_an_incomplete_folder_is_never_the_previous_snapshot(tmp_path):
 INVENTORIES = {
     "lab": ROOT / "inventories" / "lab",
     "example-1024": ROOT / "inventories" / "example-1024",
+    "lab-nvidia": ROOT / "inventories" / "lab-nvidia",
     "thor": ROOT / "tests" / "fixtures" / "thor" / "inventory",
     "sonic": ROOT / "tests" / "fixtures" / "sonic" / "inventory",
     "cumulus": ROOT / "tests" / "fixtures" / "cumulus" / "lab",
