@@ -100,3 +100,48 @@ def test_diff_restores_each_platform_in_its_own_form(tmp_path, capsys):
     assert "nv set interface swp3 link mtu 9214" in out and "nv config apply" in out
     # SONiC: an RFC 6902 patch that adds the missing watchdog entry.
     assert '"path": "/PFC_WD/Ethernet2"' in out and '"op": "add"' in out
+
+
+def test_lossy_mode_end_to_end_on_the_mixed_lab_names_only_the_switches_that_still_pause(tmp_path):
+    import shutil
+
+    inventory = tmp_path / "lab-nvidia-lossy"
+    shutil.copytree(LAB_NVIDIA, inventory)
+    lossy = (ROOT / "policies" / "roce-lossy.yaml").read_text()
+    firmware = (LAB_NVIDIA / "policy.yaml").read_text()
+    (inventory / "policy.yaml").write_text(
+        lossy[: lossy.index("firmware:")] + firmware[firmware.index("firmware:") :]
+    )
+    # One Cumulus and one SONiC leaf still pause the RoCE priority.
+    (inventory / "faults.yaml").write_text(
+        "devices:\n  leaf-su2-r2: {pfc_priority: 3}\n  leaf-su1-r3: {pfc_priority: 3}\n"
+    )
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "netcfg",
+            "demo",
+            str(inventory),
+            "--format",
+            "json",
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 1, done.stderr
+    found = {(f["device"], f["rule"]) for f in json.loads(done.stdout)["findings"]}
+    assert {d for d, _ in found} == {"leaf-su1-r3", "leaf-su2-r2"}
+    assert {r for _, r in found} <= {
+        "pfc.enabled",
+        "pfc.no_drop_priorities",
+        "link.pfc_mismatch",
+        "rail.qos_consistency",
+    }
+    assert ("leaf-su1-r3", "pfc.no_drop_priorities") in found and (
+        "leaf-su2-r2",
+        "pfc.no_drop_priorities",
+    ) in found
