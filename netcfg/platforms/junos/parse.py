@@ -17,6 +17,7 @@ from netcfg.model import DeviceState, EcnSetting, InterfaceState, Watchdog
 from netcfg.platforms.junos import facts
 from netcfg.platforms.junos.syntax import Statement
 
+
 @dataclass(slots=True)
 class ForwardingClass:
     queue: int | None = None
@@ -45,6 +46,8 @@ class Cnp:
     flow_control: dict[int, int] = field(default_factory=dict)  # priority -> queue it pauses
     cable_m: tuple[int, int] | None = None  # (metres, line)
     watchdog: int | None = None  # line of pfc-watchdog
+    # A pfc-watchdog option netcfg does not know (an action, on releases that have one).
+    unknown_watchdog_option: bool = False
     poll_ms: int | None = None
     detection_polls: int | None = None
     recovery_ms: int | None = None
@@ -188,6 +191,8 @@ def _cnp(cos: Cos, cnp: Cnp, p: tuple[str, ...], line: int) -> None:
             cnp.detection_polls = value
         elif option == "recovery":
             cnp.recovery_ms = value
+        elif len(p) > 1:
+            cnp.unknown_watchdog_option = True
 
 
 def _binding(cos: Cos, name: str, p: tuple[str, ...], line: int) -> None:
@@ -435,9 +440,10 @@ def _watchdog(profiles: list[Cnp]) -> Watchdog:
     poll = agreed({c.poll_ms for c in profiles}, facts.DEFAULT_POLL_MS)
     polls = agreed({c.detection_polls for c in profiles}, facts.DEFAULT_DETECTION_POLLS)
     recovery = agreed({c.recovery_ms for c in profiles}, facts.DEFAULT_RECOVERY_MS)
+    action = None if any(c.unknown_watchdog_option for c in profiles) else facts.WATCHDOG_ACTION
     return Watchdog(
         enabled=True,
-        action=facts.WATCHDOG_ACTION,
+        action=action,
         detection_ms=poll * polls if poll is not None and polls is not None else None,
         restoration_ms=recovery,
         polling_ms=poll,
