@@ -387,14 +387,15 @@ def test_an_incomplete_folder_is_never_the_previous_snapshot(tmp_path):
 
 @pytest.mark.parametrize("inventory", ["lab", "example-1024"])
 def test_every_collected_command_is_on_its_platforms_read_only_list(inventory):
+    """Every platform, on every device of its kind in the bundled inventories (whichever platform
+    the inventory gives it): a platform no bundled inventory uses yet is held to its list too."""
     fabric = load_fabric(ROOT / "inventories" / inventory)
-    seen = set()
-    for device in fabric.devices.values():
-        platform = get_platform(device.platform)
-        for cli in [c.cli for c in platform.commands(device)] + [b.cli for b in platform.batches(device)]:
-            assert is_read_only(platform, cli), f"{device.name} ({platform.name}) would send {cli!r}"
-        seen.add(platform.name)
-    assert seen == set(platform_names())
+    for platform in map(get_platform, platform_names()):
+        for device in fabric.devices.values():
+            if device.is_switch != (platform.kind == "switch"):
+                continue
+            for cli in [c.cli for c in platform.commands(device)] + [b.cli for b in platform.batches(device)]:
+                assert is_read_only(platform, cli), f"{device.name} ({platform.name}) would send {cli!r}"
 
 
 WRITES = {

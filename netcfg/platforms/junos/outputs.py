@@ -10,7 +10,7 @@ from netcfg.parsing import many, one, ttp_parse
 from netcfg.templating import template
 
 PLATFORM = "junos"
-_INTERFACE = re.compile(r"[a-z]+-\d+/\d+/\d+(?::\d+)?|ae\d+|[a-z]+\d+(?:/\d+)*")
+_INTERFACE = re.compile(r"[A-Za-z][A-Za-z0-9]*-?\d+(?:/\d+)*(?::\d+)?(?:\.\d+)?")
 _LLDP_HEADER = re.compile(r"^Local Interface\s+Parent Interface\s+Chassis Id\s+Port info\s+System Name", re.M)
 
 
