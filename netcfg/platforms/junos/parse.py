@@ -41,6 +41,7 @@ class Scheduler:
 
 @dataclass(slots=True)
 class Cnp:
+    line: int = 0  # the profile's first statement
     dscp_pfc: dict[int, int] = field(default_factory=dict)  # DSCP -> line
     ieee_pfc: dict[int, int] = field(default_factory=dict)  # priority -> line
     flow_control: dict[int, int] = field(default_factory=dict)  # priority -> queue it pauses
@@ -141,7 +142,7 @@ def _class_of_service(cos: Cos, kind: str, p: tuple[str, ...], line: int) -> Non
     elif kind == "scheduler-maps" and len(p) >= 5 and p[1] == "forwarding-class" and p[3] == "scheduler":
         cos.scheduler_maps.setdefault(p[0], {})[p[2]] = p[4]
     elif kind == "congestion-notification-profile" and len(p) >= 2:
-        _cnp(cos, cos.cnps.setdefault(p[0], Cnp()), p[1:], line)
+        _cnp(cos, cos.cnps.setdefault(p[0], Cnp(line=line)), p[1:], line)
     elif kind == "interfaces" and len(p) >= 2:
         _binding(cos, p[0], p[1:], line)
 
@@ -351,9 +352,10 @@ def _port_pfc(
     if binding.cnp is None:
         return
     name, bound_line = binding.cnp
-    for field_name in ("pfc_enabled", "no_drop_priorities", "watchdog", "cable_m"):
-        loc[sys.intern(f"{port}.{field_name}")] = bound_line
     cnp = cos.cnps.get(name)
+    # A setting the profile lacks belongs in the profile.
+    for field_name in ("pfc_enabled", "no_drop_priorities", "watchdog", "cable_m"):
+        loc[sys.intern(f"{port}.{field_name}")] = cnp.line if cnp is not None else bound_line
     if cnp is None:
         # Bound to a profile the config does not define: nothing is known of what it does.
         iface.pfc_enabled = iface.no_drop_priorities = iface.watchdog = None

@@ -43,7 +43,9 @@ def junos_watchdog(watchdog: Watchdog | None) -> Watchdog:
     """The watchdog a profile's `pfc-watchdog` runs: drop, detection a whole number of polls."""
     wd = watchdog if watchdog is not None and watchdog.enabled else Watchdog(enabled=True)
     poll = wd.polling_ms or facts.DEFAULT_POLL_MS
-    polls = max(1, round(wd.detection_ms / poll)) if wd.detection_ms else facts.DEFAULT_DETECTION_POLLS
+    polls = (
+        max(1, (wd.detection_ms + poll // 2) // poll) if wd.detection_ms else facts.DEFAULT_DETECTION_POLLS
+    )
     return Watchdog(
         enabled=True,
         action=facts.WATCHDOG_ACTION,
