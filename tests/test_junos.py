@@ -208,6 +208,22 @@ def test_a_brace_config_with_groups_aliases_and_inactive_statements():
     assert lines[state.locations["watchdog"] - 1].strip() == "poll-interval 50;"
 
 
+def test_a_committed_brace_config_with_a_profile_no_port_binds():
+    """`show configuration` as a QFX prints it: the commit header is a comment, and a profile
+    that no interface binds pauses nothing."""
+    state = JUNOS.parse_config((FIXTURES / "other" / "junos_qfx.conf").read_text(), LEAF)
+    assert state.unparsed == {}
+    (port,) = state.interfaces.values()
+    assert (port.name, port.description, port.mtu) == ("et-0/0/16", "gpu01:eth0", 9216)
+    assert (port.pfc_enabled, port.no_drop_priorities, port.watchdog, port.cable_m) == (
+        False,
+        set(),
+        False,
+        None,
+    )
+    assert (port.trust, state.dscp_map, state.watchdog) == (None, {}, Watchdog(enabled=False))
+
+
 def test_a_brace_config_cut_short_is_not_a_whole_config(tmp_path, capsys):
     text = (FIXTURES / "junos" / "brace_groups_inactive.conf").read_text()
     cut = "\n".join(text.splitlines()[:60]) + "\n"

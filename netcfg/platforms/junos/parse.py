@@ -234,30 +234,25 @@ def effective_bindings(cos: Cos) -> dict[str, Binding]:
     return out
 
 
-def class_numbers(cos: Cos) -> dict[str, int | None]:
+def class_numbers(cos: Cos, classes: dict[str, ForwardingClass]) -> dict[str, int | None]:
     """Forwarding class -> traffic class (facts: the 802.1p priority it is paused on, else its
-    queue); None where a lossy class's queue is taken as the number of a lossless class on
-    another queue, so that it cannot be numbered without saying something false."""
-    fcq = {queue: p for cnp in cos.cnps.values() for p, queue in cnp.flow_control.items()}
+    queue); None where a lossy class's queue is the number of a lossless class on another queue,
+    as it cannot be numbered then without saying something false."""
+    pauses = {queue: p for cnp in cos.cnps.values() for p, queue in cnp.flow_control.items()}
     numbers: dict[str, int | None] = {}
-    lossy = []
-    for name, fc in _classes(cos).items():
+    for name, fc in classes.items():
         if fc.queue is None:
             numbers[name] = None
-        elif fc.no_loss and fc.pfc_priority is not None:
-            numbers[name] = fc.pfc_priority
         elif fc.no_loss:
-            numbers[name] = fcq.get(fc.queue, fc.queue)
-        else:
-            lossy.append(name)
-    for name in lossy:
-        queue = _classes(cos)[name].queue
-        lossless_queue = _queue_of(cos, numbers, queue) if queue is not None else None
-        numbers[name] = None if lossless_queue not in (None, queue) else queue
+            numbers[name] = fc.pfc_priority if fc.pfc_priority is not None else pauses.get(fc.queue, fc.queue)
+    lossless_queue = {numbers[n]: classes[n].queue for n in numbers if numbers[n] is not None}
+    for name, fc in classes.items():
+        if name not in numbers:
+            numbers[name] = None if lossless_queue.get(fc.queue, fc.queue) != fc.queue else fc.queue
     return numbers
 
 
-def _classes(cos: Cos) -> dict[str, ForwardingClass]:
+def used_classes(cos: Cos) -> dict[str, ForwardingClass]:
     """Configured classes, and the Junos default classes that classifiers or scheduler maps name
     without configuring them (a default class nothing uses carries no traffic of the chain)."""
     used = {fc for entries in cos.dscp_classifiers.values() for fc, _ in entries.values()}
@@ -270,20 +265,15 @@ def _classes(cos: Cos) -> dict[str, ForwardingClass]:
     return cos.classes | defaults
 
 
-def _queue_of(cos: Cos, numbers: dict[str, int | None], tc: int) -> int | None:
-    """The queue of the lossless class numbered `tc` (lossless classes keep their number)."""
-    classes = _classes(cos)
-    return next((classes[n].queue for n, t in numbers.items() if t == tc and classes[n].no_loss), None)
-
-
 def cos_state(state: DeviceState, cos: Cos) -> None:
     """Fill `state` (QoS facet) from a config's class of service."""
-    classes = _classes(cos)
-    numbers = class_numbers(cos)
+    classes = used_classes(cos)
+    numbers = class_numbers(cos, classes)
     for name, tc in numbers.items():
         queue = classes[name].queue
         if tc is not None and queue is not None and queue != tc:
             state.tc_queue[tc] = queue
+    lossless = {tc for name, tc in numbers.items() if tc is not None and classes[name].no_loss}
     maps = {name: _dscp_map(entries, numbers) for name, entries in cos.dscp_classifiers.items()}
     bindings = effective_bindings(cos)
     device_map_name = _most_bound(bindings)
@@ -312,7 +302,7 @@ def cos_state(state: DeviceState, cos: Cos) -> None:
         classified = binding.dscp or binding.ieee
         if classified is not None:
             loc[sys.intern(f"{port}.trust")] = loc[sys.intern(f"{port}.dscp_map")] = classified[1]
-        _port_pfc(iface, cos, binding, port_map, numbers, loc, watchdogs)
+        _port_pfc(iface, cos, binding, port_map, lossless, loc, watchdogs)
         _port_schedulers(iface, cos, binding, classes, loc)
     state.watchdog = _watchdog(watchdogs)
     if watchdogs:
@@ -343,7 +333,7 @@ def _port_pfc(
     cos: Cos,
     binding: Binding,
     port_map: dict[int, int] | None,
-    numbers: dict[str, int | None],
+    lossless: set[int],
     loc: dict[str, int],
     watchdogs: list[Cnp],
 ) -> None:
@@ -361,7 +351,6 @@ def _port_pfc(
         iface.pfc_enabled = iface.no_drop_priorities = iface.watchdog = None
         return
     priorities: set[int] | None = set(cnp.ieee_pfc)
-    lossless = _lossless_numbers(cos, numbers)
     for dscp in cnp.dscp_pfc:
         # DSCP-based PFC pauses the priority of the class the port's classifier puts the DSCP in.
         tc = None if port_map is None else port_map.get(dscp)
@@ -384,11 +373,6 @@ def _port_pfc(
         iface.cable_m, loc[sys.intern(f"{port}.cable_m")] = cnp.cable_m
     else:
         iface.cable_m = facts.DEFAULT_CABLE_M
-
-
-def _lossless_numbers(cos: Cos, numbers: dict[str, int | None]) -> set[int]:
-    classes = _classes(cos)
-    return {tc for name, tc in numbers.items() if tc is not None and classes[name].no_loss}
 
 
 def _port_schedulers(
