@@ -5,14 +5,19 @@ preparation, every collected command). The audit names exactly the seeded faults
 from __future__ import annotations
 
 import pytest
+from netmiko import ConnectHandler
 
 from netcfg.audit import run_audit
 from netcfg.cli import main
 from netcfg.collect import CollectOptions
 from netcfg.inventory import load_fabric
 from netcfg.lab.devices import DeviceFaults
-from netcfg.lab.fabric import lab_server, write_connection_files
+from netcfg.lab.fabric import lab_server, read_only_responder, shell_responder, write_connection_files
+from netcfg.lab.profile import LabDevice
+from netcfg.lab.snapshot import simulated_outputs
+from netcfg.lab.sshserver import LabServer
 from netcfg.nornir_inventory import Login, read_connections
+from netcfg.platforms import get_platform
 from netcfg.policy import load_policy
 from netcfg.sources import snapshot_states
 from tests.test_junos import write_junos_lab
@@ -120,3 +125,32 @@ def test_diff_of_the_audited_snapshot_restores_the_classifier_and_the_watchdog(j
     for option in ("poll-interval 100", "detection 2", "recovery 200"):
         assert f"set class-of-service congestion-notification-profile ROCE-30M pfc-watchdog {option}" in out
     assert "delete " not in out.split("commands to restore intent:")[1]
+
+
+def test_the_lab_switch_answers_netmiko_as_junos_does_and_refuses_configuration(tmp_path):
+    """netmiko's juniper_junos session preparation passes, `configure` is refused as Junos refuses
+    an unknown command, and nothing changes."""
+    inventory = write_junos_lab(tmp_path / "inv")
+    fabric = load_fabric(inventory)
+    policy = load_policy(str(inventory / "policy.yaml"))
+    junos = get_platform("junos")
+    outputs = simulated_outputs(fabric, policy, {})["spine1"]
+    device = LabDevice("spine1", junos.cli_profile, read_only_responder(junos, shell_responder(outputs)))
+    with LabServer([device], username=LOGIN.username, password=PASSWORD) as server:
+        conn = ConnectHandler(
+            device_type=junos.netmiko_device_type,
+            host=server.host,
+            port=server.ports["spine1"],
+            username=LOGIN.username,
+            password=PASSWORD,
+            ssh_strict=False,
+            system_host_keys=False,
+        )
+        try:
+            assert conn.base_prompt == "auditor@spine1"
+            refused = conn.send_command("configure")
+            version = conn.send_command("show version")
+        finally:
+            conn.disconnect()
+    assert refused.strip().endswith("unknown command.")
+    assert "Junos: 23.4R2-S3.5-EVO" in version and "Model: qfx5240-64od" in version

@@ -173,7 +173,7 @@ def render_config(state: DeviceState) -> str:
     lossless = _lossless(ports, s.tc_queue) & set(classes)
     class_names = _class_names(classes, lossless, ports)
     maps = _named_maps(s.dscp_map, ports)
-    profiles, port_profile = _cnps(s, maps, class_names, classes)
+    profiles, port_profile = _cnps(s, classes)
     drop_profiles, schedulers, scheduler_maps, port_scheduler_map = _schedulers(ports, classes, class_names)
     interfaces = []
     for name, port in ports.items():
@@ -255,9 +255,7 @@ def _class_names(
     return names
 
 
-def _cnps(
-    s: DeviceState, maps: dict[tuple, str], class_names: dict[int, str], classes: dict[int, int]
-) -> tuple[list[SimpleNamespace], dict[str, str]]:
+def _cnps(s: DeviceState, classes: dict[int, int]) -> tuple[list[SimpleNamespace], dict[str, str]]:
     """Congestion-notification profiles, one per distinct port behaviour, and each port's profile."""
     wd = s.watchdog if s.watchdog is not None and s.watchdog.enabled else None
     shapes: dict[tuple, str] = {}
