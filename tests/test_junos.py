@@ -224,6 +224,27 @@ def test_a_committed_brace_config_with_a_profile_no_port_binds():
     assert (port.trust, state.dscp_map, state.watchdog) == (None, {}, Watchdog(enabled=False))
 
 
+def test_an_interface_range_gives_its_members_its_mtu_unless_they_set_their_own():
+    text = (
+        "set interfaces interface-range FABRIC member-range et-0/0/0 to et-0/0/3\n"
+        'set interfaces interface-range FABRIC member "et-0/0/[30-31]"\n'
+        "set interfaces interface-range FABRIC mtu 9216\n"
+        "set interfaces et-0/0/2 mtu 1500\n"
+        # No switch has a billion ports: a range that names more is not read as ports.
+        "set interfaces interface-range ALL member-range et-0/0/0 to et-0/0/999999999\n"
+    )
+    state = JUNOS.parse_config(text, LEAF)
+    mtu = {name: (port.mtu, state.locations[f"{name}.mtu"]) for name, port in state.interfaces.items()}
+    assert mtu == {
+        "et-0/0/0": (9216, 3),
+        "et-0/0/1": (9216, 3),
+        "et-0/0/2": (1500, 4),
+        "et-0/0/3": (9216, 3),
+        "et-0/0/30": (9216, 3),
+        "et-0/0/31": (9216, 3),
+    }
+
+
 def test_a_brace_config_cut_short_is_not_a_whole_config(tmp_path, capsys):
     text = (FIXTURES / "junos" / "brace_groups_inactive.conf").read_text()
     cut = "\n".join(text.splitlines()[:60]) + "\n"

@@ -9,6 +9,7 @@ DeviceState. A setting the config does not show stays None (unknown), never a gu
 from __future__ import annotations
 
 import fnmatch
+import re
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
@@ -78,6 +79,9 @@ class Cos:
     description: dict[str, str] = field(default_factory=dict)
     dscp_aliases: dict[str, int] = field(default_factory=dict)
     first_line: dict[str, int] = field(default_factory=dict)  # device-wide setting -> line
+    # `interfaces interface-range NAME`: its members (with the line naming them) and its MTU.
+    ranges: dict[str, dict[str, int]] = field(default_factory=dict)
+    range_mtu: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
 def _int(word: str) -> int | None:
@@ -95,11 +99,49 @@ def read_cos(statements: list[Statement]) -> Cos:
     cos = Cos()
     for s in statements:
         p = s.path
-        if p[0] == "interfaces" and len(p) >= 3:
+        if p[:2] == ("interfaces", "interface-range") and len(p) >= 5:
+            _interface_range(cos, p[2], p[3:], s.line)
+        elif p[0] == "interfaces" and len(p) >= 3:
             _interface(cos, p[1], p[2:], s.line)
         elif p[0] == "class-of-service" and len(p) >= 3:
             _class_of_service(cos, p[1], p[2:], s.line)
+    for name, members in cos.ranges.items():
+        for port, line in members.items():
+            cos.ports.setdefault(port, line)
+            # A port's own MTU overrides its range's.
+            if name in cos.range_mtu and port not in cos.mtu:
+                cos.mtu[port] = cos.range_mtu[name]
     return cos
+
+
+# Most ports one `member-range` or `[a-b]` member may name: beyond any switch, so a text that names
+# more is not read as ports (it would cost memory, not describe a device).
+_MAX_RANGE = 1024
+_BRACKETS = re.compile(r"(.*)\[(\d+)-(\d+)\](.*)")
+_NUMBERED = re.compile(r"(.*?)(\d+)")
+
+
+def _interface_range(cos: Cos, name: str, rest: tuple[str, ...], line: int) -> None:
+    members = cos.ranges.setdefault(name, {})
+    if rest[0] == "member" and len(rest) == 2:
+        bracket = _BRACKETS.fullmatch(rest[1])
+        if bracket is None:
+            members.setdefault(rest[1], line)
+        else:
+            head, low, high, tail = bracket.groups()
+            for n in _span(int(low), int(high)):
+                members.setdefault(f"{head}{n}{tail}", line)
+    elif rest[0] == "member-range" and len(rest) == 4 and rest[2] == "to":
+        first, last = _NUMBERED.fullmatch(rest[1]), _NUMBERED.fullmatch(rest[3])
+        if first and last and first.group(1) == last.group(1):
+            for n in _span(int(first.group(2)), int(last.group(2))):
+                members.setdefault(f"{first.group(1)}{n}", line)
+    elif rest[0] == "mtu" and len(rest) == 2 and _int(rest[1]) is not None:
+        cos.range_mtu[name] = (int(rest[1]), line)
+
+
+def _span(low: int, high: int) -> range:
+    return range(low, high + 1) if 0 <= high - low < _MAX_RANGE else range(0)
 
 
 def _interface(cos: Cos, name: str, rest: tuple[str, ...], line: int) -> None:
