@@ -25,36 +25,23 @@ FIXTURES = Path(__file__).parent / "fixtures"
 GOLDEN = Path(__file__).parent / "golden" / "junos"
 LEAF = Device("leaf1", Role.LEAF, "junos", su=1, rail=1)
 
-INVENTORY = """\
-# The bundled lab with every switch on Junos (QFX): Junos port names, a policy that allows the
-# lab's Junos release.
-name: lab-junos
-policy: policy.yaml
-platforms: {switch: junos, host: connectx}
-credentials: {username_env: NETCFG_USERNAME, password_env: NETCFG_PASSWORD}
-topology:
-  scalable_units: 2
-  servers_per_su: 2
-  rails: 4
-  names: {server: "gpu{server:02d}", leaf: "leaf-su{su}-r{rail}", spine: "spine{spine}",
-          nic_netdev: "eth{nic0}", rdma_device: "mlx5_{nic0}"}
-  host_links: {speed_gbps: 400, cable_m: 3, leaf_port: "et-0/0/{port}", leaf_first_port: 0}
-  spine: {scope: fabric, count: 2, speed_gbps: 400, cable_m: 30, leaf_port: "et-0/0/{port}",
-          leaf_first_port: 30, spine_port: "et-0/0/{port}", spine_first_port: 0}
-"""
-JUNOS_FIRMWARE = "  junos:\n    minimum: 23.2R1\n    allowed: [23.4R2-S3.5-EVO]\n"
+# The bundled lab with every switch on Junos (QFX): Junos port names, and a policy (the bundled
+# roce-lossless) that allows the lab's Junos release.
+INVENTORY = FIXTURES / "junos" / "inventory"
 
 
 def write_junos_lab(folder: Path, mode: str = "lossless", policy_edits: dict[str, str] | None = None) -> Path:
-    """An all-Junos copy of the bundled lab in `folder`, with the bundled policy (in `mode`)."""
+    """The all-Junos lab in `folder`, its policy in `mode` and with `policy_edits` made."""
     folder.mkdir(parents=True, exist_ok=True)
-    policy = (Path(__file__).parents[1] / "policies" / "roce-lossless.yaml").read_text(encoding="utf-8")
-    policy = policy.replace("firmware:\n", f"mode: {mode}\nfirmware:\n{JUNOS_FIRMWARE}")
+    policy = (INVENTORY / "policy.yaml").read_text(encoding="utf-8")
+    policy = policy.replace("firmware:\n", f"mode: {mode}\nfirmware:\n")
     for old, new in (policy_edits or {}).items():
         assert old in policy, old
         policy = policy.replace(old, new)
     (folder / "policy.yaml").write_text(policy, encoding="utf-8")
-    (folder / "fabric.yaml").write_text(INVENTORY, encoding="utf-8")
+    (folder / "fabric.yaml").write_text(
+        (INVENTORY / "fabric.yaml").read_text(encoding="utf-8"), encoding="utf-8"
+    )
     return folder
 
 
