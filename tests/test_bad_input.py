@@ -171,10 +171,10 @@ def test_rail_outside_range(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
 
 
 def test_unknown_platform_top_level(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
-    text = INVENTORY.replace("switch: eos", "switch: junos")
+    text = INVENTORY.replace("switch: eos", "switch: vyos")
     err = error_of(capsys, "check", write_inventory(tmp_path, text))
     assert "fabric.yaml:3: platforms.switch:" in err
-    assert "'junos'" in err
+    assert "'vyos'" in err
     assert "eos" in err  # what was expected
 
 

@@ -395,6 +395,7 @@ INVENTORIES = {
     "sonic": ROOT / "tests" / "fixtures" / "sonic" / "inventory",
     "cumulus": ROOT / "tests" / "fixtures" / "cumulus" / "lab",
     "nxos": ROOT / "tests" / "fixtures" / "nxos" / "inventory",
+    "junos": ROOT / "tests" / "fixtures" / "junos" / "inventory",
 }
 
 

@@ -12,6 +12,7 @@ A faults file (YAML) changes settings or transport behaviour per device:
       spine2: {os_version: 4.28.9M}
       gpu06: {firmware: 28.36.1010}
       leaf-su1-r2: {dscp_map: {26: 1}}
+      spine1: {dscp_unmapped: [26]}           # the DSCP map leaves RoCE's DSCP out altogether
       leaf-su2-r1: {watchdog_off: [Ethernet4]}   # one port without the PFC watchdog
       leaf-su2-r3: {factory_qos: true}        # the platform's stock QoS (SONiC: the AZURE maps)
       leaf-su1-r4: {not_operational: [ecn]}   # ECN shown as applied, the hardware runs the stock ECN
@@ -49,6 +50,9 @@ class DeviceFaults(BaseModel):
     trust: Literal["dscp", "pcp", "none"] | None = None
     mtu: dict[str, int] = Field(default_factory=dict, description="interface -> MTU")
     dscp_map: dict[int, int] = Field(default_factory=dict, description="DSCP -> priority overrides")
+    dscp_unmapped: list[int] = Field(
+        default_factory=list, description="DSCPs the device's DSCP maps leave out (they classify nowhere)."
+    )
     os_version: str | None = None
     firmware: str | None = Field(None, description="NIC firmware on every NIC of a host")
     lldp: dict[str, str] = Field(default_factory=dict, description="local interface -> 'device:port' seen")
@@ -145,10 +149,14 @@ def apply_faults(state: DeviceState, faults: DeviceFaults, device: Device) -> De
             port.firmware = faults.firmware
         if faults.dscp_map and port.dscp_map is not None:
             port.dscp_map = {**port.dscp_map, **faults.dscp_map}
+        if faults.dscp_unmapped and port.dscp_map is not None:
+            port.dscp_map = {d: p for d, p in port.dscp_map.items() if d not in faults.dscp_unmapped}
         if port.name in faults.watchdog_off:
             port.watchdog = False
     if faults.dscp_map:
         state.dscp_map.update(faults.dscp_map)
+    for dscp in faults.dscp_unmapped:
+        state.dscp_map.pop(dscp, None)
     if faults.os_version is not None:
         state.os_version = faults.os_version
     for local, seen in faults.lldp.items():

@@ -1,0 +1,148 @@
+"""Juniper Junos (QFX) switches: `set class-of-service` lines, read back from either config form.
+
+Rendered: one `<switch>.set` file of `set` lines (`load set` takes it): forwarding classes (the
+lossless one `no-loss` with its `pfc-priority`), a DSCP classifier, drop profiles, ECN and
+strict-high schedulers and their scheduler maps, a congestion-notification profile per cable
+length (DSCP-based PFC, `output ieee-802.1 ... flow-control-queue`, `pfc-watchdog`,
+`input cable-length`), the bindings of each fabric port, and its MTU. Read back:
+`show configuration | display set` (or a brace-form file), `show version`, `show lldp neighbors`.
+What Junos expresses differently from the policy, and the defaults relied on: `facts`.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from netcfg.lab.profile import CliProfile
+from netcfg.model import Device, DeviceState
+from netcfg.platforms.base import Command, Platform, register
+from netcfg.platforms.junos import facts, outputs, parse, render, secrets
+from netcfg.platforms.junos.remediate import remediation
+from netcfg.platforms.junos.syntax import read_config
+from netcfg.remediation import Remediation
+
+SHOW_CONFIG = Command("show configuration | display set", "show_configuration_display_set")
+# Junos ends a configuration with no closing line: the count of its lines shows a cut-short one.
+SHOW_CONFIG_COUNT = Command(
+    "show configuration | display set | count", "show_configuration_display_set_count"
+)
+SHOW_VERSION = Command("show version", "show_version")
+SHOW_LLDP = Command("show lldp neighbors", "show_lldp_neighbors")
+HIER_CONFIG_PLATFORM = "JUNIPER_JUNOS"
+# parse_config's name for the text it was given (a file or the collected config) in `unparsed`.
+RUNNING_CONFIG = "configuration"
+
+
+@register
+class Junos(Platform):
+    name: ClassVar[str] = "junos"
+    kind: ClassVar = "switch"
+    netmiko_device_type: ClassVar[str] = "juniper_junos"
+    config_suffix: ClassVar[str] = ".set"
+    description: ClassVar[str] = "Juniper Junos (QFX) switch"
+    # netmiko's juniper_junos prepares the session with these three commands and waits for each reply.
+    cli_profile: ClassVar[CliProfile] = CliProfile(
+        prompt="{user}@{name}> ",
+        setup_replies={
+            "set cli screen-width 511": "Screen width set to 511",
+            "set cli complete-on-space off": "Disabling complete-on-space",
+            "set cli screen-length 0": "Screen length set to 0",
+        },
+        invalid_input="                  ^\nunknown command.",
+    )
+    hier_config_platform: ClassVar[str | None] = HIER_CONFIG_PLATFORM
+    running_config_file: ClassVar[str | None] = SHOW_CONFIG.file
+    read_only_commands: ClassVar[tuple[str, ...]] = (
+        r"show configuration \| display set",
+        r"show configuration \| display set \| count",
+        r"show version",
+        r"show lldp neighbors",
+    )
+    port_buffer_settings: ClassVar[frozenset[str]] = frozenset({"cable_m"})
+    default_cable_m: ClassVar[int | None] = facts.DEFAULT_CABLE_M
+    lab_version: ClassVar[str] = "23.4R2-S3.5-EVO"
+    lab_model: ClassVar[str | None] = "qfx5240-64od"
+    rule_modules: ClassVar[tuple[str, ...]] = ("netcfg.platforms.junos.rules",)
+
+    def commands(self, device: Device) -> list[Command]:
+        return [SHOW_CONFIG, SHOW_CONFIG_COUNT, SHOW_VERSION, SHOW_LLDP]
+
+    def render_config(self, state: DeviceState, device: Device) -> str:
+        return render.render_config(state)
+
+    def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:
+        config = render.render_config(state)
+        if state.os_version:
+            config = f"set version {state.os_version}\n{config}"
+        return {
+            SHOW_CONFIG.cli: config,
+            SHOW_CONFIG_COUNT.cli: outputs.count(config),
+            SHOW_VERSION.cli: outputs.show_version(state.name, state.model, state.os_version),
+            SHOW_LLDP.cli: outputs.show_lldp_neighbors(state.lldp),
+        }
+
+    def parse_config(self, text: str, device: Device) -> DeviceState:
+        state = DeviceState(name=device.name, platform=self.name, facets=frozenset({"qos"}))
+        config = read_config(text)
+        if config.foreign is not None:
+            line, why = config.foreign
+            whole = "not a Junos config" if not config.statements else "not a whole Junos config"
+            state.unparsed[RUNNING_CONFIG] = f"{whole}: {why}"
+            state.locations[RUNNING_CONFIG] = line
+            if not config.statements:
+                return state
+        parse.cos_state(state, parse.read_cos(config.statements))
+        # Device-wide settings that are missing belong at the end.
+        state.locations[""] = max(1, config.last_line)
+        return state
+
+    def parse_outputs(self, outputs_by_file: dict[str, str], device: Device) -> DeviceState:
+        text = outputs_by_file.get(SHOW_CONFIG.file)
+        if text is not None:
+            state = self.parse_config(text, device)
+            why = state.unparsed.pop(RUNNING_CONFIG, None) or _cut_short(text, outputs_by_file)
+        else:
+            state = DeviceState(name=device.name, platform=self.name)
+            why = "output missing"
+        state.facets = frozenset({"qos", "version", "lldp"})
+        if why is not None:
+            state.unparsed[SHOW_CONFIG.cli] = why
+            # What an unreadable config says is no evidence either way: parse.unknown_output reports
+            # it once, and its QoS is left out of the checks.
+            state.facets -= {"qos"}
+        if SHOW_CONFIG_COUNT.file not in outputs_by_file:
+            state.unparsed[SHOW_CONFIG_COUNT.cli] = "output missing: the configuration may be cut short"
+        version_text = outputs_by_file.get(SHOW_VERSION.file)
+        state.model, state.os_version = outputs.read_version(version_text or "")
+        if state.os_version is None:
+            state.unparsed[SHOW_VERSION.cli] = (
+                "output missing" if version_text is None else "no 'Junos:' line"
+            )
+            state.facets -= {"version"}
+        lldp = outputs.read_lldp(outputs_by_file.get(SHOW_LLDP.file, ""))
+        if lldp is None:
+            state.unparsed[SHOW_LLDP.cli] = "no neighbor table"
+            # One unreadable table, not a missing neighbour on every port (rail.cabling).
+            state.facets -= {"lldp"}
+        state.lldp = lldp or []
+        return state
+
+    def mask_secrets(self, text: str) -> str:
+        return secrets.mask(text)
+
+    def remediate(self, device: str, intended: str, running: str) -> Remediation | None:
+        return remediation(device, intended, running, HIER_CONFIG_PLATFORM)
+
+
+def _cut_short(text: str, outputs_by_file: dict[str, str]) -> str | None:
+    """Why the collected config is not the whole one, by the `| count` Junos printed for it."""
+    counted = outputs_by_file.get(SHOW_CONFIG_COUNT.file)
+    if counted is None:
+        return None
+    expected = outputs.read_count(counted)
+    if expected is None:
+        return f"'{SHOW_CONFIG_COUNT.cli}' printed no 'Count: N lines'"
+    got = len(text.strip("\n").splitlines())
+    if got != expected:
+        return f"output cut short or damaged: {got} lines where Junos counted {expected}"
+    return None
