@@ -119,13 +119,14 @@ def port_sort_key(name: str) -> tuple[str, tuple[int, ...], str]:
 
 
 def port_ranges(names: list[str]) -> str:
-    """['Ethernet1', 'Ethernet2', 'Ethernet3', 'Ethernet31'] -> 'Ethernet1-3,31'."""
+    """['Ethernet1', 'Ethernet2', 'Ethernet3', 'Ethernet31'] -> 'Ethernet1-3,31'; slashed names range
+    on their last number, as NX-OS and Junos write them (Ethernet1/1-4, et-0/0/1-8)."""
     groups: dict[str, list[int]] = {}
     others = []
     for name in sorted(set(names), key=port_sort_key):
         head = name.rstrip("0123456789")
         tail = name[len(head) :]
-        if tail and "/" not in name:
+        if tail:
             groups.setdefault(head, []).append(int(tail))
         else:
             others.append(name)

@@ -391,6 +391,7 @@ INVENTORIES = {
     "lab": ROOT / "inventories" / "lab",
     "example-1024": ROOT / "inventories" / "example-1024",
     "lab-nvidia": ROOT / "inventories" / "lab-nvidia",
+    "lab-multi": ROOT / "inventories" / "lab-multi",
     "thor": ROOT / "tests" / "fixtures" / "thor" / "inventory",
     "sonic": ROOT / "tests" / "fixtures" / "sonic" / "inventory",
     "cumulus": ROOT / "tests" / "fixtures" / "cumulus" / "lab",

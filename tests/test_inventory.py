@@ -85,3 +85,14 @@ def test_platform_overrides_that_cannot_apply_are_refused_with_their_line(tmp_pa
         folder = _with_platforms(tmp_path / expected.replace(" ", "_"), platforms)
         err = error_of(capsys, "check", folder)
         assert "platforms.overrides.0" in err and expected in err, err
+
+
+def test_port_ranges_shorten_every_vendors_port_names():
+    from netcfg.model import port_ranges
+
+    assert port_ranges(["Ethernet1", "Ethernet2", "Ethernet3", "Ethernet31"]) == "Ethernet1-3,31"
+    assert port_ranges([f"Ethernet1/{n}" for n in (1, 2, 3, 4, 31, 32)]) == "Ethernet1/1-4,31-32"
+    assert port_ranges([f"et-0/0/{n}" for n in range(1, 9)] + ["swp1", "swp2"]) == "et-0/0/1-8, swp1-2"
+    assert (
+        port_ranges(["Management1", "Ethernet1/1", "Ethernet2/1"]) == "Ethernet1/1, Ethernet2/1, Management1"
+    )

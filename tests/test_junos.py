@@ -134,7 +134,7 @@ def test_premerge_findings_point_at_the_file_and_line(tmp_path, capsys):
         (
             "spine2",
             "pfc.cable_length",
-            ", ".join(f"et-0/0/{n}" for n in range(8)),
+            "et-0/0/0-7",
             str(spine),
             line_of(spine, profile),
         ),

@@ -1,6 +1,7 @@
-"""The mixed NVIDIA lab (inventories/lab-nvidia): Cumulus and SONiC leaves, EOS spines, ConnectX hosts,
-audited live over SSH through Nornir and netmiko; rendered, checked as configs and remediated per
-platform."""
+"""The mixed labs, audited live over SSH through Nornir and netmiko, rendered, checked as configs and
+remediated per platform: inventories/lab-nvidia (Cumulus and SONiC leaves, EOS spines, ConnectX hosts)
+and inventories/lab-multi (EOS, Cumulus, SONiC and NX-OS leaves, Junos and EOS spines, ConnectX and
+Thor hosts)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,15 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from netcfg.cli import main
 from tests.conftest import ROOT
 
 LAB_NVIDIA = ROOT / "inventories" / "lab-nvidia"
-# Each seeded fault of faults.yaml and every rule it trips; nothing else, on no other device.
-SEEDED = {
+LAB_MULTI = ROOT / "inventories" / "lab-multi"
+# Each seeded fault of each lab's faults.yaml and every rule it trips; nothing else, on no other device.
+SEEDED_NVIDIA = {
     # ConnectX: NIC trusts PCP.
     ("gpu01", "link.trust_mismatch"),
     ("gpu01", "qos.trust"),
@@ -45,11 +49,47 @@ SEEDED = {
 }
 
 
-def test_the_demo_of_the_mixed_lab_names_exactly_the_seeded_faults_on_every_run(tmp_path):
+SEEDED_MULTI = {
+    # Thor: Broadcom's defaults, CNPs on priority 7 in a priority-6 fabric (and its TOS's ECN bits).
+    ("(fabric)", "host.cnp_agreement"),
+    ("gpu06", "host.roce"),
+    ("gpu06", "qos.dscp_map"),
+    # ConnectX: NIC trusts PCP.
+    ("gpu02", "link.trust_mismatch"),
+    ("gpu02", "qos.trust"),
+    # SONiC: one PFC port without the watchdog.
+    ("leaf-su1-r3", "pfc.watchdog"),
+    ("leaf-su1-r3", "rail.qos_consistency"),
+    ("leaf-su1-r3", "sonic.pfcwd_coverage"),
+    # NX-OS: the RoCE qos-group's network-qos class pauses CoS 4.
+    ("leaf-su1-r4", "link.pfc_mismatch"),
+    ("leaf-su1-r4", "pfc.no_drop_priorities"),
+    ("leaf-su1-r4", "qos.dscp_map"),
+    ("leaf-su1-r4", "rail.qos_consistency"),
+    # EOS: ECN off on the lossless queue.
+    ("leaf-su2-r1", "ecn.enabled"),
+    ("leaf-su2-r1", "rail.qos_consistency"),
+    # Cumulus: ECN applied but not running.
+    ("leaf-su2-r2", "config.not_operational"),
+    # NX-OS: one port at MTU 1500.
+    ("leaf-su2-r4", "link.mtu_mismatch"),
+    ("leaf-su2-r4", "mtu.switch"),
+    # Junos: the classifier misses DSCP 26.
+    ("spine1", "link.dscp_mismatch"),
+    ("spine1", "qos.dscp_map"),
+    # EOS: a spine without the PFC watchdog.
+    ("spine2", "pfc.watchdog"),
+}
+LABS = {"lab-nvidia": (LAB_NVIDIA, SEEDED_NVIDIA), "lab-multi": (LAB_MULTI, SEEDED_MULTI)}
+
+
+@pytest.mark.parametrize("lab", sorted(LABS))
+def test_the_demo_of_a_mixed_lab_names_exactly_the_seeded_faults_on_every_run(tmp_path, lab):
+    inventory, seeded = LABS[lab]
     for run in range(2):
         out = tmp_path / f"run{run}"
         done = subprocess.run(
-            [sys.executable, "-m", "netcfg", "demo", str(LAB_NVIDIA), "--format", "json", "--out", str(out)],
+            [sys.executable, "-m", "netcfg", "demo", str(inventory), "--format", "json", "--out", str(out)],
             capture_output=True,
             text=True,
             timeout=180,
@@ -57,25 +97,40 @@ def test_the_demo_of_the_mixed_lab_names_exactly_the_seeded_faults_on_every_run(
         assert done.returncode == 1, done.stderr
         report = json.loads(done.stdout)
         found = {(f["device"], f["rule"]) for f in report["findings"]}
-        assert found == SEEDED, f"run {run}: {sorted(found ^ SEEDED)}"
+        assert found == seeded, f"run {run}: {sorted(found ^ seeded)}"
         assert report["summary"]["devices_checked"] == 18
-    # The applied-but-not-running ECN names both values; the stock map is named as SONiC names it.
+    # The applied-but-not-running ECN names both values.
     by_key = {(f["device"], f["rule"]): f for f in report["findings"]}
-    assert "applied" in by_key["leaf-su1-r2", "config.not_operational"]["message"]
+    cumulus = next(d for d, r in seeded if r == "config.not_operational")
+    assert "applied" in by_key[cumulus, "config.not_operational"]["message"]
+
+
+def test_the_stock_sonic_map_is_named_as_sonic_names_it(tmp_path, capsys):
+    assert main(["demo", str(LAB_NVIDIA), "--format", "json", "--out", str(tmp_path)]) == 1
+    by_key = {(f["device"], f["rule"]): f for f in json.loads(capsys.readouterr().out)["findings"]}
     assert "AZURE" in by_key["leaf-su2-r3", "sonic.azure_dscp_map"]["actual"]
 
 
-def test_the_mixed_lab_renders_each_platform_in_its_form_and_its_configs_check_clean(tmp_path, capsys):
-    assert main(["render", str(LAB_NVIDIA), "-o", str(tmp_path)]) == 0
+@pytest.mark.parametrize(
+    ("lab", "forms"),
+    [
+        ("lab-nvidia", {"leaf-su1-r1": ".nvue", "leaf-su2-r1": ".json", "spine1": ".cfg", "gpu01": ".sh"}),
+        (
+            "lab-multi",
+            {"leaf-su1-r1": ".cfg", "leaf-su1-r2": ".nvue", "leaf-su1-r3": ".json", "leaf-su1-r4": ".cfg"}
+            | {"spine1": ".set", "gpu01": ".sh", "gpu05": ".sh"},
+        ),
+    ],
+)
+def test_a_mixed_lab_renders_each_platform_in_its_form_and_its_configs_check_clean(
+    tmp_path, capsys, lab, forms
+):
+    inventory, _ = LABS[lab]
+    assert main(["render", str(inventory), "-o", str(tmp_path)]) == 0
     suffixes = {p.stem: p.suffix for p in tmp_path.iterdir()}
-    assert (suffixes["leaf-su1-r1"], suffixes["leaf-su2-r1"], suffixes["spine1"], suffixes["gpu01"]) == (
-        ".nvue",
-        ".json",
-        ".cfg",
-        ".sh",
-    )
+    assert {name: suffixes[name] for name in forms} == forms
     capsys.readouterr()
-    assert main(["check", str(LAB_NVIDIA), "--configs", str(tmp_path), "--format", "json"]) == 0
+    assert main(["check", str(inventory), "--configs", str(tmp_path), "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["findings"] == []
 
 
@@ -100,6 +155,21 @@ def test_diff_restores_each_platform_in_its_own_form(tmp_path, capsys):
     assert "nv set interface swp3 link mtu 9214" in out and "nv config apply" in out
     # SONiC: an RFC 6902 patch that adds the missing watchdog entry.
     assert '"path": "/PFC_WD/Ethernet2"' in out and '"op": "add"' in out
+
+
+def test_diff_restores_nxos_and_junos_with_their_own_commands(tmp_path, capsys):
+    assert main(["demo", str(LAB_MULTI), "--format", "json", "--out", str(tmp_path)]) == 1
+    (snapshot,) = (tmp_path / "snapshots" / "lab-multi").iterdir()
+    capsys.readouterr()
+    main(
+        ["diff", str(LAB_MULTI), "--snapshot", str(snapshot), "--device", "leaf-su1-r4", "--device", "spine1"]
+    )
+    out = capsys.readouterr().out
+    # NX-OS: the network-qos class pauses CoS 3 again, and nothing else changes.
+    assert "no pause pfc-cos 4" in out and "pause pfc-cos 3" in out
+    # Junos: DSCP 26 (011010) back in the classifier of the no-loss class.
+    classifier = "set class-of-service classifiers dscp ROCE-DSCP forwarding-class NO-LOSS"
+    assert f"{classifier} loss-priority low code-points 011010" in out
 
 
 def test_lossy_mode_end_to_end_on_the_mixed_lab_names_only_the_switches_that_still_pause(tmp_path):
