@@ -105,11 +105,14 @@ def main() -> int:
     )
     args = ap.parse_args()
     platforms = mixed_platforms() if args.mix else None
+    # A policy every platform can express (NVUE restores a queue one poll after the last pause).
+    mix_policy = Path(__file__).resolve().parent.parent / "inventories" / "lab-multi" / "policy.yaml"
+    policy_file = str(mix_policy) if args.mix else None
     stages: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
         path = write_generated_inventory(
-            Path(tmp), "bench", args.scalable_units, args.servers_per_su, args.rails, platforms
+            Path(tmp), "bench", args.scalable_units, args.servers_per_su, args.rails, platforms, policy_file
         )
         fabric = _FABRIC = load_fabric(path)
         policy = _POLICY = load_policy(fabric.policy_ref)
@@ -159,11 +162,13 @@ def main() -> int:
     if findings:
         return 1
     del states
-    return snapshot_check_scaling(args.scalable_units, args.servers_per_su, args.rails, platforms)
+    return snapshot_check_scaling(
+        args.scalable_units, args.servers_per_su, args.rails, platforms, policy_file
+    )
 
 
 def snapshot_check_scaling(
-    scalable_units: int, servers_per_su: int, rails: int, platforms: dict | None
+    scalable_units: int, servers_per_su: int, rails: int, platforms: dict | None, policy_file: str | None
 ) -> int:
     """Check time of a live-shaped snapshot (LLDP included) at 1/4, 1/2 and full size."""
     print("check of a lab snapshot with LLDP tables (target <= 3 s at full size):")
@@ -171,7 +176,13 @@ def snapshot_check_scaling(
     for share in (4, 2, 1):
         with tempfile.TemporaryDirectory() as tmp:
             path = write_generated_inventory(
-                Path(tmp), "bench", max(1, scalable_units // share), servers_per_su, rails, platforms
+                Path(tmp),
+                "bench",
+                max(1, scalable_units // share),
+                servers_per_su,
+                rails,
+                platforms,
+                policy_file,
             )
             fabric = load_fabric(path)
         policy = load_policy(fabric.policy_ref)

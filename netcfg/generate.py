@@ -53,6 +53,7 @@ def write_generated_inventory(
     servers_per_su: int,
     rails: int,
     platforms: dict | None = None,
+    policy: str | None = None,
 ) -> Path:
     """Write `folder/fabric.yaml`; refuse a size beyond the inventory's caps before writing anything,
     and never overwrite a fabric.yaml that netcfg did not generate."""
@@ -66,6 +67,8 @@ def write_generated_inventory(
     spec = generated_spec(name, scalable_units, servers_per_su, rails)
     if platforms is not None:
         spec["platforms"] = platforms
+    if policy is not None:
+        spec["policy"] = policy
     try:
         Topology.model_validate(spec["topology"])
     except ValidationError as exc:

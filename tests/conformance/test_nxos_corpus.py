@@ -156,10 +156,10 @@ def test_roce_setup_script_in_config_mode_paste_form():
         assert port.ecn == {3: EcnSetting(950_000, 3_000_000, 7)} and port.strict_queues == frozenset({7})
     assert findings("nxos/roce_ai_nic_script_template_rendered.cfg", ["Ethernet1/1", "Ethernet1/32"]) == {
         ("qos.dscp_map", None, "7"),  # CNP DSCP 48 in qos-group 7; the policy's CNP priority is 6
-        ("cnp.strict_queue", "Ethernet1/1, Ethernet1/32", "off"),  # queue 6 is not the strict one
-        ("ecn.thresholds", "Ethernet1/1, Ethernet1/32", "min 950 KB, max 3000 KB, 7%"),
+        ("cnp.strict_queue", "Ethernet1/1,32", "off"),  # queue 6 is not the strict one
+        ("ecn.thresholds", "Ethernet1/1,32", "min 950 KB, max 3000 KB, 7%"),
         ("pfc.watchdog", None, "action drop, detect unknown ms, restore unknown ms, poll 100 ms"),
-        ("mtu.switch", "Ethernet1/1, Ethernet1/32", "9216"),
+        ("mtu.switch", "Ethernet1/1,32", "9216"),
     }
 
 

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 # Interface names as NX-OS writes them; `ethernet 1/1` and `Eth1/1` are how people type them.
-_ETHERNET = re.compile(r"(?i)(?:ethernet|eth|e)\s*(\d+(?:/\d+)+)")
+_ETHERNET = re.compile(r"(?i)(?:ethernet|eth|e)\s*(\d+(?:/\d+)*)")
 _PORT_CHANNEL = re.compile(r"(?i)(?:port-channel|po)\s*(\d+)")
 _RANGE = re.compile(r"(?P<head>.*?)(?P<low>\d+)-(?P<high>\d+)$")
 # Lines config mode reads as interface sub-commands when the paste form leaves them unindented.
