@@ -21,10 +21,12 @@ from netcfg.platforms import linux_host
 from netcfg.platforms.base import Batch, Command, Platform, register
 from netcfg.platforms.linux_host import (
     LLDP,
-    NIC_PLACEHOLDER,
+    ScriptLocations,
     ethtool_command,
     generic_text,
+    named_locations,
     params,
+    script_locations,
     to_int,
     tokens,
 )
@@ -174,7 +176,7 @@ class ConnectX(Platform):
                 shape, name=netdev, ecn=dict(shape.ecn), dcqcn=dict(shape.dcqcn)
             )
         state.unparsed = {key.format(*names): why for key, why in unparsed.items()}
-        state.locations = _named_locations(where, tuple(names))
+        state.locations = named_locations(where, tuple(names))
         return state
 
     def parse_outputs(self, outputs: dict[str, str], device: Device) -> DeviceState:
@@ -239,11 +241,10 @@ class ConnectX(Platform):
 
 
 # Where the settings of a generic host script stand: ((NIC index, ".field" or ""), line), hashable.
-_Where = tuple[tuple[tuple[int, str], int], ...]
 
 
 @lru_cache(maxsize=256)
-def _script_ports(text: str, nics: int) -> tuple[list[InterfaceState], dict[str, str], _Where]:
+def _script_ports(text: str, nics: int) -> tuple[list[InterfaceState], dict[str, str], ScriptLocations]:
     """NIC settings of a generic host script, NIC i as `@netdev{i}`; unparsed keys use `{i}` for names;
     where each NIC's settings stand, keyed (NIC index, ".field" or "" for the NIC's first line)."""
     ports = {f"@netdev{i}": InterfaceState(name=f"{{{i}}}") for i in range(nics)}
@@ -271,14 +272,7 @@ def _script_ports(text: str, nics: int) -> tuple[list[InterfaceState], dict[str,
     # Single `set_value` lines are hand edits on top of the generated groups: applied last.
     for row in many(data.get("values")):
         _apply_value(ports, by_rdma, row["path"], str(row["value"]))
-    return list(ports.values()), unparsed, _script_locations(text, nics)
-
-
-@lru_cache(maxsize=256)
-def _named_locations(where: _Where, names: tuple[str, ...]) -> dict[str, int]:
-    """Script locations keyed by NIC name. Thousands of hosts run one script with the same NIC names:
-    they share one dict, which nothing writes to once parsed (DeviceState.locations is read-only)."""
-    return {(names[nic] + key if key else names[nic]): line for (nic, key), line in where}
+    return list(ports.values()), unparsed, script_locations(text, nics, _line_fields)
 
 
 _MLNX_QOS_FIELDS = {
@@ -295,21 +289,6 @@ _VALUE_FIELDS = {
     "default_roce_mode": "roce_mode",
     "default_roce_tos": "roce_tos",
 }
-
-
-def _script_locations(text: str, nics: int) -> _Where:
-    """The line of each NIC setting in a generic host script (the last line that sets it decides),
-    and each NIC's first line, where a setting the script lacks belongs."""
-    where: dict[tuple[int, str], int] = {}
-    for number, line in enumerate(text.splitlines(), 1):
-        found = NIC_PLACEHOLDER.search(line)
-        if found is None or int(found.group(1)) >= nics:
-            continue
-        nic = int(found.group(1))
-        where.setdefault((nic, ""), number)
-        for name in _line_fields(tokens(line)):
-            where[(nic, f".{name}")] = number
-    return tuple(where.items())
 
 
 def _line_fields(words: list[str]) -> list[str]:

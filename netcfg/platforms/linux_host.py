@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import shlex
 import zlib
+from collections.abc import Callable
 from functools import lru_cache
 
 from netcfg.model import Device, DeviceState, LldpNeighbor, Nic
@@ -117,3 +118,30 @@ def mac(name: str) -> str:
     """A stable, made-up chassis MAC for a neighbour the lab prints (an Arista OUI)."""
     h = f"{zlib.crc32(name.encode()):08x}"
     return f"00:1c:73:{h[0:2]}:{h[2:4]}:{h[4:6]}"
+
+
+# (NIC index, "" or ".<field>") -> line: where each NIC's settings stand in a generic host script.
+ScriptLocations = tuple[tuple[tuple[int, str], int], ...]
+
+
+def script_locations(text: str, nics: int, line_fields: Callable[[list[str]], list[str]]) -> ScriptLocations:
+    """The line of each NIC setting in a generic host script (the last line that sets it decides),
+    and each NIC's first line, where a setting the script lacks belongs; `line_fields` names the
+    InterfaceState fields a script line (as shell words) sets, as the platform's script writes them."""
+    where: dict[tuple[int, str], int] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        found = NIC_PLACEHOLDER.search(line)
+        if found is None or int(found.group(1)) >= nics:
+            continue
+        nic = int(found.group(1))
+        where.setdefault((nic, ""), number)
+        for name in line_fields(tokens(line)):
+            where[(nic, f".{name}")] = number
+    return tuple(where.items())
+
+
+@lru_cache(maxsize=256)
+def named_locations(where: ScriptLocations, names: tuple[str, ...]) -> dict[str, int]:
+    """Script locations keyed by NIC name. Thousands of hosts run one script with the same NIC names:
+    they share one dict, which nothing writes to once parsed (DeviceState.locations is read-only)."""
+    return {(names[nic] + key if key else names[nic]): line for (nic, key), line in where}

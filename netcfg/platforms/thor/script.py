@@ -8,7 +8,15 @@ from types import SimpleNamespace
 
 from netcfg.model import Device, DeviceState, InterfaceState
 from netcfg.parsing import many, ttp_parse
-from netcfg.platforms.linux_host import NIC_PLACEHOLDER, generic_text, params, tokens
+from netcfg.platforms.linux_host import (
+    NIC_PLACEHOLDER,
+    ScriptLocations,
+    generic_text,
+    named_locations,
+    params,
+    script_locations,
+    tokens,
+)
 from netcfg.platforms.thor.bnxt import (
     CC_FIELDS,
     CC_ORDER,
@@ -77,16 +85,15 @@ def parse_script(text: str, device: Device) -> DeviceState:
     names = tuple(nic.netdev for nic in device.nics)
     state.interfaces = {name: shape(port, name) for name, port in zip(names, shapes, strict=True)}
     state.unparsed = {key.format(*names): why for key, why in unparsed.items()}
-    state.locations = _named_locations(where, names)
+    state.locations = named_locations(where, names)
     return state
 
 
 # Where the settings of a generic host script stand: ((NIC index, ".field" or ""), line), hashable.
-_Where = tuple[tuple[tuple[int, str], int], ...]
 
 
 @lru_cache(maxsize=256)
-def _script_nics(text: str, nics: int) -> tuple[list[InterfaceState], dict[str, str], _Where]:
+def _script_nics(text: str, nics: int) -> tuple[list[InterfaceState], dict[str, str], ScriptLocations]:
     """NIC settings of a generic host script (NIC i as `@netdev{i}` / `@rdma{i}`); unparsed keys use
     `{i}` for names; where each NIC's settings stand."""
     data = ttp_parse(PLATFORM, "host_script", text)
@@ -108,7 +115,7 @@ def _script_nics(text: str, nics: int) -> tuple[list[InterfaceState], dict[str, 
             except ValueError as exc:
                 unparsed[f"{kind} line of {{{index}}}"] = str(exc)
     ports = [to_port(nic, f"{{{i}}}") for i, nic in enumerate(bnxt)]
-    return ports, unparsed, _script_locations(text, nics)
+    return ports, unparsed, script_locations(text, nics, _line_fields)
 
 
 def _apply_line(nic: BnxtNic, kind: str, row: dict) -> None:
@@ -161,21 +168,6 @@ def ets_options(words: list[str]) -> tuple[dict[int, int], dict[int, str]]:
     return prio_tc, tsa
 
 
-def _script_locations(text: str, nics: int) -> _Where:
-    """The line of each NIC setting in a generic host script (the last line that sets it decides),
-    and each NIC's first line, where a setting the script lacks belongs."""
-    where: dict[tuple[int, str], int] = {}
-    for number, line in enumerate(text.splitlines(), 1):
-        found = NIC_PLACEHOLDER.search(line)
-        if found is None or int(found.group(1)) >= nics:
-            continue
-        nic = int(found.group(1))
-        where.setdefault((nic, ""), number)
-        for name in _line_fields(tokens(line)):
-            where[(nic, f".{name}")] = number
-    return tuple(where.items())
-
-
 _ECHO_TARGET = re.compile(r"/(?:cc|ports/1|@netdev\d+)/(\w+)$")
 
 
@@ -197,10 +189,3 @@ def _line_fields(words: list[str]) -> list[str]:
     else:
         return []
     return [f for key in keys for f in FIELDS_BY_ATTRIBUTE.get(key, ())]
-
-
-@lru_cache(maxsize=256)
-def _named_locations(where: _Where, names: tuple[str, ...]) -> dict[str, int]:
-    """Script locations keyed by NIC name. Thousands of hosts run one script with the same NIC names:
-    they share one dict, which nothing writes to once parsed (DeviceState.locations is read-only)."""
-    return {(names[nic] + key if key else names[nic]): line for (nic, key), line in where}
