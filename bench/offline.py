@@ -68,11 +68,16 @@ def _work(names: list[str]) -> tuple[list[DeviceState], float, float, float, dic
     return states, intent_s, render_s, parse_s, per_platform
 
 
-def mixed_platforms() -> dict:
-    """Inventory `platforms` spreading switches over every switch platform netcfg has (by rail for
-    leaves, by index for spines, by plane for super-spines) and hosts over every host platform."""
-    switches = sorted(n for n, p in registry().items() if p.kind == "switch")
-    hosts = sorted(n for n, p in registry().items() if p.kind == "host")
+def mixed_platforms(names: str = "all") -> dict:
+    """Inventory `platforms` spreading switches over the switch platforms named (by rail for leaves,
+    by index for spines, by plane for super-spines) and hosts over the host platforms named; "all":
+    every platform netcfg has."""
+    chosen = set(registry()) if names == "all" else set(names.split(","))
+    unknown = chosen - set(registry())
+    if unknown:
+        raise SystemExit(f"--mix: unknown platform(s) {', '.join(sorted(unknown))}")
+    switches = sorted(n for n, p in registry().items() if p.kind == "switch" and n in chosen)
+    hosts = sorted(n for n, p in registry().items() if p.kind == "host" and n in chosen) or ["connectx"]
     overrides = []
     for i, platform in enumerate(switches[1:], 1):
         digits = "".join(str(d) for d in range(10) if d % len(switches) == i)
@@ -101,10 +106,13 @@ def main() -> int:
     ap.add_argument("--rails", type=int, default=8)
     ap.add_argument("--workers", type=int, default=1, help="worker processes (1: no pool)")
     ap.add_argument(
-        "--mix", action="store_true", help="spread switches and hosts over every platform netcfg has"
+        "--mix",
+        nargs="?",
+        const="all",
+        help="spread switches and hosts over these platforms (comma list; bare: every platform netcfg has)",
     )
     args = ap.parse_args()
-    platforms = mixed_platforms() if args.mix else None
+    platforms = mixed_platforms(args.mix) if args.mix else None
     # A policy every platform can express (NVUE restores a queue one poll after the last pause).
     mix_policy = Path(__file__).resolve().parent.parent / "inventories" / "lab-multi" / "policy.yaml"
     policy_file = str(mix_policy) if args.mix else None

@@ -17,6 +17,7 @@ import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 # Tokens: a quoted string, a comment, punctuation, or a bare word.
 _TOKEN = re.compile(
@@ -87,6 +88,19 @@ def read_config(text: str) -> ConfigText:
 
 def _tokens(text: str) -> Iterator[tuple[str, int]]:
     """(token, line) pairs; newlines are kept as "\\n" tokens, comments and spaces dropped."""
+    if "/*" not in text:
+        # Nothing then spans lines (quoted strings never do), and the lines of a fabric's switches
+        # repeat from one switch to the next: each distinct line is tokenised once.
+        lines = text.split("\n")
+        for number, line in enumerate(lines, 1):
+            words, bad = _line_tokens(line)
+            if bad is not None:
+                raise _NotJunos(number, f"unexpected character {bad!r}")
+            for word in words:
+                yield word, number
+            if number < len(lines):
+                yield "\n", number
+        return
     line = 1
     for match in _TOKEN.finditer(text):
         kind = match.lastgroup
@@ -102,6 +116,19 @@ def _tokens(text: str) -> Iterator[tuple[str, int]]:
             raise _NotJunos(line, f"unexpected character {value!r}")
         else:
             yield value, line
+
+
+@lru_cache(maxsize=65536)
+def _line_tokens(line: str) -> tuple[tuple[str, ...], str | None]:
+    """The tokens of one line with no block comment, and the first character no token takes."""
+    words = []
+    for match in _TOKEN.finditer(line):
+        kind = match.lastgroup
+        if kind == "other":
+            return tuple(words), match.group()
+        if kind not in ("comment", "space", "block_comment"):
+            words.append(match.group())
+    return tuple(words), None
 
 
 def _unquote(token: str) -> str:
