@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from netcfg.cabling import MAX_CABLE_M, MAX_SPEED_GBPS, CablingDefaults, read_cabling
+from netcfg.cabling import MAX_CABLE_M, MAX_SPEED_GBPS, MIN_SPEED_GBPS, CablingDefaults, read_cabling
 from netcfg.errors import InputError
 from netcfg.naming import format_name, pattern_of, safe_device_name, safe_interface, safe_netdev
 
@@ -61,7 +61,7 @@ def test_a_cabling_row_is_a_sound_link_or_refused(tmp_path: Path, rows: list[lis
         assert str(exc).startswith(f"{path}:") and "\n" not in str(exc)
         return
     for link, _ in links:
-        assert 1 <= link.speed_gbps <= MAX_SPEED_GBPS
+        assert MIN_SPEED_GBPS <= link.speed_gbps <= MAX_SPEED_GBPS
         assert math.isfinite(link.cable_m) and 0 < link.cable_m <= MAX_CABLE_M
         for end in (link.a, link.b):
             safe_device_name(end.device)

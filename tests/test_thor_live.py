@@ -8,17 +8,15 @@ import json
 import pytest
 import yaml
 
-from netcfg.audit import run_audit
-from netcfg.collect import CollectOptions
 from netcfg.inventory import load_fabric
 from netcfg.lab.devices import DeviceFaults
-from netcfg.lab.fabric import lab_server, write_connection_files
-from netcfg.nornir_inventory import Login, read_connections
+from netcfg.nornir_inventory import Login
 from netcfg.platforms import get_platform
 from netcfg.platforms.base import is_read_only
 from netcfg.policy import load_policy
 from netcfg.sources import snapshot_states
 from tests.conftest import LAB
+from tests.live_lab import live_audit
 
 PASSWORD = "thor-Lab-pass-7"
 LOGIN = Login("auditor", PASSWORD)
@@ -56,19 +54,7 @@ def thor_lab(tmp_path_factory):
 def audit(thor_lab, tmp_path_factory):
     fabric, policy = thor_lab
     faults = {name: f for name, (f, _) in FAULTS.items()}
-    with lab_server(fabric, policy, faults, LOGIN.username, PASSWORD) as server:
-        connections, known_hosts = write_connection_files(server, tmp_path_factory.mktemp("lab"))
-        out = tmp_path_factory.mktemp("audit")
-        opts = CollectOptions(workers=20, timeout_s=3.0, known_hosts=known_hosts)
-        return run_audit(
-            fabric,
-            policy,
-            LOGIN,
-            out / "snapshots",
-            out / "reports",
-            opts,
-            connections=read_connections(connections),
-        )
+    return live_audit(fabric, policy, faults, LOGIN, tmp_path_factory, timeout_s=3.0)
 
 
 def test_the_audit_names_exactly_the_seeded_faults(audit):

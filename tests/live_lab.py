@@ -1,0 +1,38 @@
+"""A live audit of a lab fabric over real SSH (Nornir + netmiko to the lab on 127.0.0.1), for the
+platforms' live tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from netcfg.audit import AuditResult, run_audit
+from netcfg.collect import CollectOptions
+from netcfg.lab.devices import DeviceFaults
+from netcfg.lab.fabric import lab_server, write_connection_files
+from netcfg.model import Fabric
+from netcfg.nornir_inventory import Login, read_connections
+from netcfg.policy import Policy
+
+
+def live_audit(
+    fabric: Fabric,
+    policy: Policy,
+    faults: dict[str, DeviceFaults],
+    login: Login,
+    tmp_path_factory: pytest.TempPathFactory,
+    timeout_s: float = 3.0,
+) -> AuditResult:
+    """Serve the fabric with its faults, audit it as `netcfg audit` does, stop the lab."""
+    with lab_server(fabric, policy, faults, login.username, login.password) as server:
+        connections, known_hosts = write_connection_files(server, tmp_path_factory.mktemp("lab"))
+        out = tmp_path_factory.mktemp("audit")
+        opts = CollectOptions(workers=20, timeout_s=timeout_s, known_hosts=known_hosts)
+        return run_audit(
+            fabric,
+            policy,
+            login,
+            out / "snapshots",
+            out / "reports",
+            opts,
+            connections=read_connections(connections),
+        )
