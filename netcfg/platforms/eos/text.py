@@ -11,18 +11,16 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from netcfg.platforms.foreign import FOREIGN_TEXT
+
 # Interface names as EOS prints them: Ethernet1, Ethernet1/1, Ethernet3/1.100, Management1, Port-Channel10.
 _EOS_INTERFACE = re.compile(r"[A-Z][A-Za-z-]*\d+(?:/\d+)*(?:\.\d+)?")
 _HEADER = re.compile(r"! device: \S+ \(.*EOS-")
 # Top-level lines that no EOS config holds, and what they show the text to be instead.
 _FOREIGN = [
-    (re.compile(r"\{\s*(?:$|\")|\[\s*(?:$|[{\[\"\]])"), "a JSON document"),
     (re.compile(r"#"), "a '#' line (EOS comments start with '!')"),
-    (re.compile(r"```|\|.*\|\s*$"), "Markdown"),
-    (re.compile(r"- \w"), "a YAML list (NVUE or similar)"),
-    (re.compile(r".*\{\s*$|\}\s*$"), "a brace-structured config (Junos or similar)"),
     (re.compile(r"feature \S|version \d|!Command:|!Time:|!RANCID-CONTENT-TYPE: cisco"), "an NX-OS config"),
-    (re.compile(r"[\w.]+\s*=\s"), "'key = value' lines (a Linux or Cumulus config file)"),
+    *FOREIGN_TEXT,
 ]
 # Device-wide lines: which DeviceState field (a `locations` key) each one sets.
 _GLOBAL_FIELDS = (

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from netcfg.platforms.foreign import FOREIGN_TEXT
+
 # Interface names as NX-OS writes them; `ethernet 1/1` and `Eth1/1` are how people type them.
 _ETHERNET = re.compile(r"(?i)(?:ethernet|eth|e)\s*(\d+(?:/\d+)*)")
 _PORT_CHANNEL = re.compile(r"(?i)(?:port-channel|po)\s*(\d+)")
@@ -43,14 +45,10 @@ _INTERFACE_COMMANDS = (
 # Top-level lines that no NX-OS config holds, and what they show the text to be instead.
 _FOREIGN = [
     (re.compile(r"! device: "), "an Arista EOS config (its '! device:' header)"),
-    (re.compile(r"\{\s*(?:$|\")|\[\s*(?:$|[{\[\"\]])"), "a JSON document"),
-    (re.compile(r"```|\|.*\|\s*$"), "Markdown"),
     (re.compile(r"#"), "a '#' line (NX-OS comments start with '!')"),
-    (re.compile(r"- \w"), "a YAML list (NVUE or similar)"),
-    (re.compile(r".*\{\s*$|\}\s*$"), "a brace-structured config (Junos or similar)"),
     (re.compile(r"(?:nv|net) (?:set|add|del|unset) "), "NVUE or NCLU commands (Cumulus)"),
     (re.compile(r"set \S"), "'set' commands (Junos or similar)"),
-    (re.compile(r"[\w.]+\s*=\s"), "'key = value' lines (a Linux or Cumulus config file)"),
+    *FOREIGN_TEXT,
 ]
 # Lines only NX-OS writes: positive evidence for a text without indented blocks.
 _NXOS_EVIDENCE = re.compile(
