@@ -75,6 +75,8 @@ class DeviceCollection:
     seconds: float = 0.0
     fingerprint: str = ""
     state: DeviceState | None = None
+    # When the device answered (seconds since the epoch): counter rates are deltas over this time.
+    read_at: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,16 +323,19 @@ def collect_device(
     else:
         with stop.watching(sock):
             _session(host, sock, device, opts, found)
+        found.read_at = round(time.time(), 3)
     if stop.is_set():
         return Result(host=host, result=None, failed=True)
     found.seconds = round(time.monotonic() - started, 4)
+    counters = get_platform(device.platform).counter_files(device)
     try:
-        found.fingerprint = writer.write_device(host.name, found.outputs)
+        found.fingerprint = writer.write_device(host.name, found.outputs, counters)
     except OutputError:
         stop.set()
         return Result(host=host, result=None, failed=True)
     if opts.parse:
         found.state = device_state(device, found.outputs, found.error)
+        found.state.read_at = found.read_at
     return Result(host=host, result=found, failed=found.error is not None)
 
 
@@ -520,6 +525,7 @@ def _meta(fabric: Fabric, found: dict[str, DeviceCollection], started: datetime,
                 "seconds": f.seconds,
                 "error": {"kind": f.error[0], "message": f.error[1]} if f.error else None,
                 "fingerprint": f.fingerprint,
+                "read_at": f.read_at,
             }
             for name, f in sorted(found.items())
         },

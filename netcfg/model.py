@@ -189,6 +189,47 @@ class QosChain:
 
 
 @dataclass(frozen=True, slots=True)
+class PcieLink:
+    """The PCIe link a host NIC trained at, against what the slot and NIC can do (sysfs
+    `current_link_width`/`max_link_width`, `current_link_speed`/`max_link_speed` in GT/s)."""
+
+    width: int | None = None
+    max_width: int | None = None
+    speed_gts: float | None = None
+    max_speed_gts: float | None = None
+
+
+@dataclass(slots=True)
+class PortCounters:
+    """The counters of one port, as read at one time (cumulative, since the device last cleared them).
+
+    None, or a priority/queue missing from a map, means the platform did not print it: rules judge
+    only what both readings show. Maps are keyed by PFC priority (`pause_*`) or egress queue.
+    """
+
+    link_downs: int | None = None
+    fec_corrected: int | None = None
+    fec_uncorrected: int | None = None
+    crc_errors: int | None = None
+    symbol_errors: int | None = None
+    pause_rx: dict[int, int] = field(default_factory=dict)
+    pause_tx: dict[int, int] = field(default_factory=dict)
+    ecn_marked: dict[int, int] = field(default_factory=dict)
+    queue_drops: dict[int, int] = field(default_factory=dict)
+    # Ingress discards for want of buffer (lossless traffic; Cumulus `no-buffer-discard`).
+    no_buffer_discards: int | None = None
+    # PFC watchdog: storms detected per queue, and the queues it holds stormed right now.
+    watchdog_storms: dict[int, int] = field(default_factory=dict)
+    stormed: frozenset[int] = frozenset()
+    # Host NIC RoCE counters (ConnectX `hw_counters`, or the NIC family's names for the same).
+    cnp_sent: int | None = None
+    cnp_handled: int | None = None
+    ecn_marked_roce: int | None = None
+    out_of_buffer: int | None = None
+    retransmits: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class LldpNeighbor:
     local_interface: str
     system_name: str
@@ -231,6 +272,11 @@ class InterfaceState:
     # NIC board identity from the firmware's vendor (ConnectX `ethtool -i`: `28.39.2048 (MT_0000000838)`).
     psid: str | None = None
     driver: str | None = None
+    # Link state as the port reports it now ("link" facet): up or down, and the speed it runs at.
+    oper_up: bool | None = None
+    speed_gbps: int | None = None
+    # Host NICs: the PCIe link the NIC trained at.
+    pcie: PcieLink | None = None
 
 
 @dataclass(slots=True)
@@ -264,6 +310,11 @@ class DeviceState:
     interfaces: dict[str, InterfaceState] = field(default_factory=dict)
     watchdog: Watchdog | None = None
     lldp: list[LldpNeighbor] = field(default_factory=list)
+    # Counters per port ("counters" facet), compared with an earlier reading of the same device.
+    counters: dict[str, PortCounters] = field(default_factory=dict)
+    # When the counters were read (seconds since the epoch): rates are deltas over the time between
+    # two readings. Set by whoever knows the time (collection, the snapshot's metadata, the lab).
+    read_at: float | None = field(default=None, compare=False)
     # Output that could not be read: command -> reason. Reported, never silently passed.
     unparsed: dict[str, str] = field(default_factory=dict)
     # Why the device could not be collected at all: (unreachable|auth|timeout, detail).

@@ -151,6 +151,56 @@ class VersionRule(_Strict):
         return self
 
 
+# A rate no counter of a 800G port can reach: a threshold above it would never fire.
+MAX_RATE = 10**9
+
+
+class HealthPolicy(_Strict):
+    """Thresholds of the counter rules: rates are per second, from the deltas between two readings of
+    the same port (the previous audit, or the go-live baseline). 0 means any increase fails."""
+
+    fec_corrected_per_s: float = Field(
+        10_000,
+        ge=0,
+        le=MAX_RATE,
+        description="FEC-corrected codewords per second above which a link is marginal (warning). A "
+        "healthy 400G PAM4 link corrects some all the time; a rate this high means a dirty or failing optic.",
+    )
+    fec_uncorrected_per_s: float = Field(
+        0,
+        ge=0,
+        le=MAX_RATE,
+        description="Uncorrectable FEC codewords per second above which a link drops frames (error): "
+        "each one is a lost packet and a RoCE retransmit.",
+    )
+    crc_errors_per_s: float = Field(
+        0, ge=0, le=MAX_RATE, description="CRC / symbol errors per second above which a link fails (error)."
+    )
+    pause_storm_per_s: float = Field(
+        50_000,
+        ge=0,
+        le=MAX_RATE,
+        description="PFC pause frames per second, on one priority of one port, above which the port is "
+        "in a pause storm (error). Lossy mode expects no pause frames at all.",
+    )
+    retransmits_per_s: float = Field(
+        100,
+        ge=0,
+        le=MAX_RATE,
+        description="NIC RoCE retransmissions (`roce_adp_retrans`) per second above which a host's "
+        "traffic is being lost somewhere on its path (warning).",
+    )
+    out_of_buffer_per_s: float = Field(
+        0,
+        ge=0,
+        le=MAX_RATE,
+        description="NIC receive drops for want of posted buffers (`out_of_buffer`) per second (warning).",
+    )
+    max_flaps: int = Field(
+        0, ge=0, le=MAX_RATE, description="Link-down events since the previous reading a link may have."
+    )
+
+
 class Policy(_Strict):
     name: str = Field(description="Profile name, shown in reports: one line of at most 64 characters.")
     mode: Literal["lossless", "lossy"] = Field(
@@ -176,6 +226,9 @@ class Policy(_Strict):
     host: HostPolicy = Field(HostPolicy(), description="ConnectX NIC RoCE settings.")
     firmware: dict[str, VersionRule] = Field(
         default_factory=dict, description="Per platform (eos, connectx): allowed or minimum NOS/NIC firmware."
+    )
+    health: HealthPolicy = Field(
+        HealthPolicy(), description="Thresholds of the counter and link-health rules (per-second rates)."
     )
 
     @field_validator("name")

@@ -13,6 +13,7 @@ import os
 import shutil
 import tempfile
 import threading
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -44,14 +45,16 @@ def as_saved(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def fingerprint(outputs: dict[str, str]) -> str:
-    """A digest of one device's outputs, kept in `meta.json`.
+def fingerprint(outputs: dict[str, str], counters: Collection[str] = ()) -> str:
+    """A digest of one device's outputs, kept in `meta.json`, leaving out the `counters` files.
 
-    Between two audits most devices print exactly what they printed before: drift compares these
-    digests and parses only the devices whose digests differ.
+    Between two audits most devices print exactly what they printed before, apart from their
+    counters: drift compares these digests and parses only the devices whose digests differ.
     """
     digest = hashlib.blake2b(digest_size=16)
     for file, text in sorted(outputs.items()):
+        if file in counters:
+            continue
         digest.update(f"{file}\0{len(text)}\0".encode())
         digest.update(text.encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
@@ -155,8 +158,9 @@ class SnapshotWriter:
         except OSError as exc:
             raise OutputError.from_os_error(self.target, exc) from None
 
-    def write_device(self, device: str, outputs: dict[str, str]) -> str:
-        """Save one device's outputs; returns their fingerprint for `meta.json`.
+    def write_device(self, device: str, outputs: dict[str, str], counters: Collection[str] = ()) -> str:
+        """Save one device's outputs; returns their fingerprint (without the `counters` files) for
+        `meta.json`.
 
         Raises OutputError when the files cannot be written; the first such error is kept in `error`.
         """
@@ -171,7 +175,7 @@ class SnapshotWriter:
                     error = OutputError.from_os_error(self._final(Path(exc.filename or folder)), exc)
                     self.error = self.error or error
                     raise error from None
-        return fingerprint(outputs)
+        return fingerprint(outputs, counters)
 
     def commit(self, meta: dict[str, Any]) -> Path:
         """Write `meta.json` and move the snapshot into place; on any failure nothing is left behind."""

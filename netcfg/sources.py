@@ -84,11 +84,13 @@ def snapshot_states(
         device = fabric.devices.get(path.name)
         if device is None:
             raise InputError(str(path), f"device {path.name!r} is not in the inventory {fabric.source}")
-        error = meta.get(device.name, {}).get("error")
+        entry = meta.get(device.name, {})
+        error = entry.get("error")
         if error:
             states[device.name] = device_state(device, {}, (error["kind"], error["message"]))
         else:
             states[device.name] = device_state(device, read_device_outputs(path), None)
+            states[device.name].read_at = entry.get("read_at")
     return states
 
 
@@ -146,6 +148,13 @@ def _meta_devices(folder: Path) -> dict[str, dict]:
         fingerprint = entry.get("fingerprint")
         if fingerprint is not None and not isinstance(fingerprint, str):
             raise InputError(f"{where}.fingerprint", f"{_json_type(fingerprint)}; expected a string or null")
+        read_at = entry.get("read_at")
+        if read_at is not None and (
+            isinstance(read_at, bool) or not isinstance(read_at, int | float) or not 0 <= read_at < 2**33
+        ):
+            raise InputError(
+                f"{where}.read_at", f"{_json_type(read_at)} {read_at!r}; expected seconds since 1970 or null"
+            )
     return devices
 
 

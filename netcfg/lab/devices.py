@@ -17,6 +17,19 @@ A faults file (YAML) changes settings or transport behaviour per device:
       leaf-su2-r3: {factory_qos: true}        # the platform's stock QoS (SONiC: the AZURE maps)
       leaf-su1-r4: {not_operational: [ecn]}   # ECN shown as applied, the hardware runs the stock ECN
       gpu08: {transport: unreachable}         # or auth_fail, silent, truncate, garble; slow_s: 2.5
+
+Link and counter faults (netcfg.lab.health plays the counters); a fault of the cable itself
+(speed, down, flapping) shows on both of its ends:
+
+      leaf-su1-r2: {speed_gbps: {Ethernet3: 200}}   # the link runs at half its planned speed
+      leaf-su1-r3: {link_down: [Ethernet5]}
+      spine1: {flapping: [Ethernet2]}               # one more link-down at every reading
+      leaf-su2-r1: {fec_errors: [Ethernet1]}        # FEC corrected and uncorrected errors rising
+      leaf-su2-r2: {crc_errors: [Ethernet2]}
+      leaf-su2-r3: {pause_storm: [Ethernet1]}       # pause frames flooding, the watchdog storming
+      leaf-su2-r4: {lossless_drops: [Ethernet1]}    # drops on the lossless queue
+      gpu03: {no_cnp: true}                         # ECN-marked RoCE arrives, no CNP is ever sent
+      gpu04: {pcie_width: {eth2: 8}}                # the NIC trained at PCIe x8
 """
 
 from __future__ import annotations
@@ -29,8 +42,18 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from netcfg.errors import InputError
 from netcfg.intent import fabric_intent
+from netcfg.lab.health import (
+    CRC_ERRORS,
+    FEC_ERRORS,
+    FLAPPING,
+    HEALTHY,
+    LOSSLESS_DROPS,
+    NO_CNP,
+    PAUSE_STORM,
+    PortRates,
+)
 from netcfg.loader import load_model
-from netcfg.model import Device, DeviceState, Fabric, InterfaceState, LldpNeighbor
+from netcfg.model import Device, DeviceState, Endpoint, Fabric, InterfaceState, LldpNeighbor
 from netcfg.platforms import get_platform
 from netcfg.policy import Policy
 
@@ -65,6 +88,25 @@ class DeviceFaults(BaseModel):
         description="Settings the device shows with the policy's value as applied while its hardware runs "
         "the platform's stock value (platforms that print applied and operational values, e.g. Cumulus).",
     )
+    speed_gbps: dict[str, Annotated[int, Field(gt=0, le=1600)]] = Field(
+        default_factory=dict, description="port -> the speed its link runs at (both ends), Gb/s"
+    )
+    link_down: list[str] = Field(default_factory=list, description="Ports whose link is down (both ends).")
+    flapping: list[str] = Field(
+        default_factory=list, description="Ports whose link went down once more before every reading."
+    )
+    fec_errors: list[str] = Field(default_factory=list, description="Ports with FEC errors rising fast.")
+    crc_errors: list[str] = Field(default_factory=list, description="Ports with CRC errors rising.")
+    pause_storm: list[str] = Field(
+        default_factory=list, description="Ports in a PFC pause storm that the watchdog keeps breaking."
+    )
+    lossless_drops: list[str] = Field(
+        default_factory=list, description="Ports dropping packets of the lossless queue."
+    )
+    no_cnp: bool = Field(False, description="A NIC that receives ECN-marked RoCE but never sends a CNP.")
+    pcie_width: dict[str, Annotated[int, Field(ge=1, le=16)]] = Field(
+        default_factory=dict, description="NIC -> the PCIe width it trained at (x16 when healthy)."
+    )
     transport: Literal["unreachable", "auth_fail", "silent", "truncate", "garble"] | None = None
     slow_s: float = Field(0.0, ge=0, le=30, description="Delay before each command reply, seconds.")
 
@@ -86,7 +128,8 @@ def load_faults(path: Path | None, fabric: Fabric) -> dict[str, DeviceFaults]:
 
 
 def live_states(fabric: Fabric, policy: Policy) -> dict[str, DeviceState]:
-    """What a healthy fabric reports: intent, plus versions and LLDP neighbours from the cabling.
+    """What a healthy fabric reports: intent, plus versions and LLDP neighbours from the cabling (link
+    state and counters: netcfg.lab.health).
 
     Each device runs the newest version its platform's firmware rule allows (else the platform's
     own lab version), so a healthy lab passes whatever the policy."""
@@ -108,6 +151,51 @@ def live_states(fabric: Fabric, policy: Policy) -> dict[str, DeviceState]:
             for local, _, remote in fabric.links_of(name)
         ]
     return states
+
+
+def cable_faults(fabric: Fabric, faults: dict[str, DeviceFaults]) -> dict[str, DeviceFaults]:
+    """The faults with each fault of a cable (speed, down, flapping) also on the cable's other end."""
+    extra: dict[str, dict[str, dict | list]] = {}
+    for name, fault in faults.items():
+        for field_name in ("speed_gbps", "link_down", "flapping"):
+            value = getattr(fault, field_name)
+            for port in value:
+                peer = fabric.peer(Endpoint(name, port))
+                if peer is None:
+                    continue
+                into = extra.setdefault(peer.device, {})
+                if isinstance(value, dict):
+                    into.setdefault(field_name, {})[peer.interface] = value[port]  # type: ignore[index]
+                else:
+                    into.setdefault(field_name, []).append(peer.interface)  # type: ignore[union-attr]
+    merged = dict(faults)
+    for name, add in extra.items():
+        current = merged.get(name, DeviceFaults())
+        update = {
+            k: ({**getattr(current, k), **v} if isinstance(v, dict) else [*getattr(current, k), *v])
+            for k, v in add.items()
+        }
+        merged[name] = current.model_copy(update=update)
+    return merged
+
+
+def port_rates(faults: DeviceFaults | None) -> tuple[PortRates, dict[str, PortRates]]:
+    """The counter rates of the device's ports under its faults: those of any port not named, and
+    those of each port a fault names."""
+    if faults is None:
+        return HEALTHY, {}
+    device = dataclasses.replace(HEALTHY, **NO_CNP) if faults.no_cnp else HEALTHY
+    changes: dict[str, dict[str, float]] = {}
+    for ports, change in (
+        (faults.fec_errors, FEC_ERRORS),
+        (faults.crc_errors, CRC_ERRORS),
+        (faults.pause_storm, PAUSE_STORM),
+        (faults.lossless_drops, LOSSLESS_DROPS),
+        (faults.flapping, FLAPPING),
+    ):
+        for port in ports:
+            changes.setdefault(port, {}).update(change)
+    return device, {port: dataclasses.replace(device, **change) for port, change in changes.items()}
 
 
 def apply_faults(state: DeviceState, faults: DeviceFaults, device: Device) -> DeviceState:
@@ -153,13 +241,24 @@ def apply_faults(state: DeviceState, faults: DeviceFaults, device: Device) -> De
             port.dscp_map = {d: p for d, p in port.dscp_map.items() if d not in faults.dscp_unmapped}
         if port.name in faults.watchdog_off:
             port.watchdog = False
+        if port.name in faults.speed_gbps:
+            port.speed_gbps = faults.speed_gbps[port.name]
+        if port.name in faults.link_down:
+            port.oper_up = False
+        if port.name in faults.pcie_width and port.pcie is not None:
+            port.pcie = dataclasses.replace(port.pcie, width=faults.pcie_width[port.name])
     if faults.dscp_map:
         state.dscp_map.update(faults.dscp_map)
     for dscp in faults.dscp_unmapped:
         state.dscp_map.pop(dscp, None)
     if faults.os_version is not None:
         state.os_version = faults.os_version
+    # A port whose link is down hears no neighbour; `lldp: {eth1: ""}` silences one that is up.
+    silent = set(faults.link_down) | {local for local, seen in faults.lldp.items() if not seen}
+    state.lldp = [n for n in state.lldp if n.local_interface not in silent]
     for local, seen in faults.lldp.items():
+        if not seen:
+            continue
         peer, _, port = seen.partition(":")
         state.lldp = [n for n in state.lldp if n.local_interface != local] + [LldpNeighbor(local, peer, port)]
     if faults.not_operational:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from netcfg.errors import InputError, OutputError
 from netcfg.lab.devices import DeviceFaults
 from netcfg.lab.profile import LabDevice, TransportFault
-from netcfg.lab.snapshot import simulated_outputs
+from netcfg.lab.snapshot import simulated_devices
 from netcfg.lab.sshserver import LabServer
 from netcfg.model import Fabric
 from netcfg.platforms import Platform, get_platform
@@ -33,10 +33,16 @@ def transport_fault(faults: DeviceFaults | None) -> TransportFault:
     )
 
 
-def shell_responder(outputs: dict[str, str]) -> Callable[[str], str | None]:
-    """Answers single commands, and `;`-chained lines with `echo "..."` markers as a shell would."""
+def shell_responder(
+    replies: Mapping[str, str] | Callable[[], Mapping[str, str]],
+) -> Callable[[str], str | None]:
+    """Answers single commands, and `;`-chained lines with `echo "..."` markers as a shell would.
+
+    `replies`: the outputs by command, or what gives them as read now (a device whose counters move),
+    asked once per command line."""
 
     def respond(line: str) -> str | None:
+        outputs = replies() if callable(replies) else replies
         if line in outputs:
             return outputs[line]
         parts = [p.strip() for p in line.split(";")]
@@ -68,13 +74,13 @@ def read_only_responder(
 
 def lab_devices(fabric: Fabric, policy: Policy, faults: dict[str, DeviceFaults]) -> list[LabDevice]:
     devices = []
-    for name, outputs in simulated_outputs(fabric, policy, faults).items():
+    for name, simulated in simulated_devices(fabric, policy, faults).items():
         platform = get_platform(fabric.devices[name].platform)
         devices.append(
             LabDevice(
                 name=name,
                 profile=platform.cli_profile,
-                responder=read_only_responder(platform, shell_responder(outputs)),
+                responder=read_only_responder(platform, shell_responder(simulated.outputs)),
                 fault=transport_fault(faults.get(name)),
             )
         )

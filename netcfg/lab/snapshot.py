@@ -2,50 +2,101 @@
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from netcfg import __version__
-from netcfg.lab.devices import DeviceFaults, apply_faults, live_states
-from netcfg.model import Fabric
+from netcfg.lab.devices import DeviceFaults, apply_faults, cable_faults, live_states, port_rates
+from netcfg.lab.health import PortRates, with_counters, with_link_state
+from netcfg.model import Device, DeviceState, Fabric
 from netcfg.platforms import get_platform
 from netcfg.policy import Policy
 from netcfg.snapshot import SnapshotWriter
 
 
-def simulated_outputs(
+@dataclass(slots=True)
+class SimulatedDevice:
+    """One lab device: its settings with its faults applied, and its counters as read at any time."""
+
+    device: Device
+    state: DeviceState
+    rates: tuple[PortRates, dict[str, PortRates]]
+    roce_queue: int
+    reads: int = 0
+
+    def outputs(self, now: float | None = None) -> dict[str, str]:
+        """{command cli -> output} as the device prints them at `now` (default: the current time);
+        each call is one more reading (flaps and storms count readings)."""
+        at = time.time() if now is None else now
+        state = with_counters(self.state, self.rates, self.roce_queue, at, self.reads)
+        self.reads += 1
+        return get_platform(self.device.platform).render_outputs(state, self.device)
+
+
+def simulated_devices(
     fabric: Fabric, policy: Policy, faults: dict[str, DeviceFaults]
-) -> dict[str, dict[str, str]]:
-    """device -> {command cli -> output} as the lab's devices print them."""
+) -> dict[str, SimulatedDevice]:
+    faults = cable_faults(fabric, faults)
     out = {}
     for name, state in live_states(fabric, policy).items():
         device = fabric.devices[name]
+        state = with_link_state(state, device, fabric)
         if name in faults:
             state = apply_faults(state, faults[name], device)
-        out[name] = get_platform(device.platform).render_outputs(state, device)
+        queue = state.queue_of(policy.roce.priority)
+        out[name] = SimulatedDevice(device, state, port_rates(faults.get(name)), queue)
+    return out
+
+
+def simulated_outputs(
+    fabric: Fabric,
+    policy: Policy,
+    faults: dict[str, DeviceFaults],
+    at: float | None = None,
+    reads: int = 0,
+) -> dict[str, dict[str, str]]:
+    """device -> {command cli -> output} as the lab's devices print them at `at` (default: now),
+    after `reads` earlier readings."""
+    out = {}
+    for name, simulated in simulated_devices(fabric, policy, faults).items():
+        simulated.reads = reads
+        out[name] = simulated.outputs(at)
     return out
 
 
 def write_simulated_snapshot(
-    fabric: Fabric, policy: Policy, faults: dict[str, DeviceFaults], target: Path
+    fabric: Fabric,
+    policy: Policy,
+    faults: dict[str, DeviceFaults],
+    target: Path,
+    at: float | None = None,
+    reads: int = 0,
 ) -> Path:
+    """A snapshot as the lab's devices would be collected at `at` (default: now)."""
+    at = round(time.time() if at is None else at, 3)
     # Writing the same simulated snapshot again replaces the earlier one, and only if netcfg wrote it.
     writer = SnapshotWriter(target, replace=True)
     devices = {}
-    for name, outputs in simulated_outputs(fabric, policy, faults).items():
+    for name, outputs in simulated_outputs(fabric, policy, faults, at, reads).items():
         device = fabric.devices[name]
         commands = get_platform(device.platform).commands(device)
-        digest = writer.write_device(name, {c.file: outputs[c.cli] for c in commands})
+        platform = get_platform(device.platform)
+        digest = writer.write_device(
+            name, {c.file: outputs[c.cli] for c in commands}, platform.counter_files(device)
+        )
         devices[name] = {
             "platform": device.platform,
             "commands": [c.cli for c in commands],
             "error": None,
             "fingerprint": digest,
+            "read_at": at,
         }
     meta = {
         "netcfg_version": __version__,
         "fabric": fabric.name,
-        "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "created": datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "source": "simulated (netcfg lab snapshot)",
         "devices": devices,
     }

@@ -17,10 +17,15 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class Command:
-    """One command netcfg collects; `file` names its snapshot file (without `.txt`)."""
+    """One command netcfg collects; `file` names its snapshot file (without `.txt`).
+
+    `counters`: the output is counters or link state, which change between any two readings; a
+    snapshot's fingerprint leaves them out, so drift still skips devices whose settings did not change.
+    """
 
     cli: str
     file: str
+    counters: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +109,10 @@ class Platform(ABC):
     @abstractmethod
     def commands(self, device: Device) -> list[Command]:
         """Commands to collect from this device, in order."""
+
+    def counter_files(self, device: Device) -> frozenset[str]:
+        """Snapshot files of the device's counter and link-state commands (left out of fingerprints)."""
+        return frozenset(c.file for c in self.commands(device) if c.counters)
 
     def batches(self, device: Device) -> list[Batch]:
         """How the commands travel: one per command line unless the platform's shell can chain them."""
