@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -16,13 +17,16 @@ from pathlib import Path
 from netcfg.checks import Finding, run_checks
 from netcfg.collect import CollectOptions, DeviceCollection, Selection, collect, selected_devices
 from netcfg.drift import Change, drift
-from netcfg.errors import OutputError
+from netcfg.errors import InputError, OutputError
+from netcfg.files import read_text
 from netcfg.model import DeviceState, Fabric
 from netcfg.nornir_inventory import Login
 from netcfg.policy import Policy
 from netcfg.report import FORMATS, Report
 from netcfg.snapshot import discard, snapshot_meta
-from netcfg.sources import device_state, snapshot_states, unchanged_devices
+from netcfg.sources import device_state, snapshot_states
+
+BASELINE_FILE = "baseline.json"
 
 
 @dataclass(slots=True)
@@ -57,19 +61,53 @@ def previous_snapshot(root: Path, current: Path, devices: Collection[str] | None
     return None
 
 
-def selection_drift(
-    fabric: Fabric, previous: Path, current: Path, states: dict[str, DeviceState]
-) -> list[Change]:
-    """Drift of the devices in `states` (the audited selection) since `previous`.
+def selection_states(
+    fabric: Fabric, snapshot: Path, states: dict[str, DeviceState]
+) -> dict[str, DeviceState]:
+    """The states an earlier snapshot holds of the devices in `states` (the audited selection).
 
-    Devices of the previous snapshot outside the selection are not compared: an audit of one rail
-    says nothing about the others, so they are not "present -> absent". Devices whose outputs did
-    not change are not parsed again.
+    Devices of that snapshot outside the selection are left out: an audit of one rail says nothing
+    about the others, so they are neither drift ("present -> absent") nor counters to compare.
     """
-    same = unchanged_devices(previous, current)
-    elsewhere = {p.name for p in previous.iterdir() if p.is_dir()} - set(states)
-    before = snapshot_states(fabric, previous, skip=same | elsewhere)
-    return drift(before, {name: state for name, state in states.items() if name not in same})
+    elsewhere = {p.name for p in snapshot.iterdir() if p.is_dir()} - set(states)
+    return snapshot_states(fabric, snapshot, skip=elsewhere)
+
+
+def baseline_snapshot(root: Path) -> Path | None:
+    """The go-live snapshot `netcfg audit --baseline` recorded for the fabric, if any."""
+    path = root / BASELINE_FILE
+    if not path.exists() and not path.is_symlink():
+        return None
+    text = read_text(path, "baseline record")
+    try:
+        name = json.loads(text).get("snapshot")
+    except (ValueError, AttributeError):
+        name = None
+    if not isinstance(name, str) or "/" in name or name.startswith("."):
+        raise InputError(
+            str(path), 'expected {"snapshot": "<snapshot folder name>"} as `audit --baseline` writes it'
+        )
+    snapshot = root / name
+    if snapshot_meta(snapshot) is None:
+        raise InputError(
+            str(path),
+            f"the baseline snapshot {snapshot} is missing or incomplete; record one with audit --baseline",
+        )
+    return snapshot
+
+
+def record_baseline(root: Path, snapshot: Path) -> Path:
+    """Make `snapshot` the fabric's go-live baseline: later audits compare error counters with it."""
+    path = root / BASELINE_FILE
+    data = {"snapshot": snapshot.name, "recorded": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
+    tmp = path.with_name(f".{BASELINE_FILE}.{os.getpid()}")
+    try:
+        tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        tmp.replace(path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise OutputError.from_os_error(path, exc) from None
+    return path
 
 
 def run_audit(
@@ -81,10 +119,14 @@ def run_audit(
     opts: CollectOptions,
     selection: Selection | None = None,
     connections: dict[str, dict] | None = None,
+    baseline: bool = False,
 ) -> AuditResult:
+    """Collect, check and report; `baseline`: record this audit as the go-live baseline."""
     root = snapshots / fabric.name
     folder = reports / fabric.name
     selected_devices(fabric, selection)  # an empty selection is refused before anything is written
+    # Read before anything is collected: a broken baseline record fails the audit now.
+    go_live = baseline_snapshot(root) if root.is_dir() else None
     try:
         # Before any device is contacted: a reports folder that cannot be made fails the audit now.
         folder.mkdir(parents=True, exist_ok=True)
@@ -99,16 +141,22 @@ def run_audit(
             name: c.state or device_state(fabric.devices[name], c.outputs, c.error)
             for name, c in sorted(collected.items())
         }
-        findings = run_checks(fabric, policy, states)
         previous = previous_snapshot(root, snapshot, states)
-        changes = selection_drift(fabric, previous, snapshot, states) if previous is not None else []
+        before = selection_states(fabric, previous, states) if previous is not None else {}
+        # The baseline's counters are compared on their own only when it is not the previous audit.
+        since = selection_states(fabric, go_live, states) if go_live not in (None, previous) else {}
+        findings = run_checks(fabric, policy, states, before, since)
+        changes = drift(before, states) if previous is not None else []
         extra = {
             "snapshot": str(snapshot),
             "drift_against": str(previous) if previous else None,
             "drift_changes": len(changes),
+            "baseline": str(snapshot if baseline else go_live) if (baseline or go_live) else None,
         }
         report = Report(fabric.name, f"live audit, snapshot {snapshot}", len(states), findings, extra)
         written = write_reports(report, changes, folder, stamp)
+        if baseline:
+            record_baseline(root, snapshot)
     except BaseException:
         for path in written.values():
             path.unlink(missing_ok=True)

@@ -119,7 +119,13 @@ def exit_code(findings: list[Finding], fail_on: Severity) -> int:
 def cmd_check(args: argparse.Namespace, console: Console) -> int:
     fabric, policy = load(args.inventory)
     states, source = _states(args, fabric, policy)
-    findings = run_checks(fabric, policy, states)
+    earlier = {}
+    for option in ("previous", "baseline"):
+        folder = getattr(args, option)
+        if folder and not args.snapshot:
+            raise InputError(f"--{option}", "compares counters with a snapshot: give --snapshot too")
+        earlier[option] = snapshot_states(fabric, Path(folder)) if folder else None
+    findings = run_checks(fabric, policy, states, earlier["previous"], earlier["baseline"])
     report = Report(
         fabric.name,
         source,
@@ -264,7 +270,15 @@ def cmd_audit(args: argparse.Namespace, console: Console) -> int:
     try:
         with raise_on_signals():
             result = run_audit(
-                fabric, policy, login, Path(args.snapshots), Path(args.reports), opts, selection, connections
+                fabric,
+                policy,
+                login,
+                Path(args.snapshots),
+                Path(args.reports),
+                opts,
+                selection,
+                connections,
+                baseline=args.baseline,
             )
     except Interrupted as exc:
         return _interrupted(exc)
@@ -425,6 +439,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("inventory")
     c.add_argument("--configs", help="folder of <device>.cfg / <device>.sh files (pre-merge check)")
     c.add_argument("--snapshot", help="snapshot folder <snapshot>/<device>/<command>.txt")
+    c.add_argument(
+        "--previous", help="an earlier snapshot of the same fabric: counter rates are judged since it"
+    )
+    c.add_argument("--baseline", help="the go-live snapshot: error counters are compared with it")
     add_report_args(c)
 
     sub.add_parser("rules", help="list every rule with its id, severity and what it checks")
@@ -480,6 +498,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     au.add_argument(
         "--reports", default="reports", help="where JSON and Markdown reports go (default reports)"
+    )
+    au.add_argument(
+        "--baseline",
+        action="store_true",
+        help="record this audit as the go-live baseline that later audits compare error counters with",
     )
     add_collect_args(au)
     add_report_args(au)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -136,7 +137,7 @@ def test_a_mixed_lab_renders_each_platform_in_its_form_and_its_configs_check_cle
 
 def test_diff_restores_each_platform_in_its_own_form(tmp_path, capsys):
     assert main(["demo", str(LAB_NVIDIA), "--format", "json", "--out", str(tmp_path)]) == 1
-    (snapshot,) = (tmp_path / "snapshots" / "lab-nvidia").iterdir()
+    snapshot = newest_snapshot(tmp_path / "snapshots" / "lab-nvidia")
     capsys.readouterr()
     main(
         [
@@ -159,7 +160,7 @@ def test_diff_restores_each_platform_in_its_own_form(tmp_path, capsys):
 
 def test_diff_restores_nxos_and_junos_with_their_own_commands(tmp_path, capsys):
     assert main(["demo", str(LAB_MULTI), "--format", "json", "--out", str(tmp_path)]) == 1
-    (snapshot,) = (tmp_path / "snapshots" / "lab-multi").iterdir()
+    snapshot = newest_snapshot(tmp_path / "snapshots" / "lab-multi")
     capsys.readouterr()
     main(
         ["diff", str(LAB_MULTI), "--snapshot", str(snapshot), "--device", "leaf-su1-r4", "--device", "spine1"]
@@ -215,3 +216,10 @@ def test_lossy_mode_end_to_end_on_the_mixed_lab_names_only_the_switches_that_sti
         "leaf-su2-r2",
         "pfc.no_drop_priorities",
     ) in found
+
+
+def newest_snapshot(root: Path) -> Path:
+    """The nightly audit's snapshot of a demo (the first one is its go-live baseline)."""
+    first, second = sorted(p for p in root.iterdir() if p.is_dir())
+    assert json.loads((root / "baseline.json").read_text())["snapshot"] == first.name
+    return second

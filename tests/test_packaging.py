@@ -154,7 +154,10 @@ def test_the_installed_demo_finds_exactly_the_seeded_faults_on_every_run(install
         found = {(f["device"], f["rule"]) for f in json.loads(done.stdout)["findings"]}
         assert found == DEMO_FINDINGS, f"run {run}: {sorted(found ^ DEMO_FINDINGS)}"
     assert sorted(p.name for p in work.iterdir()) == ["out"]
-    assert len(list((work / "out" / "demo" / "snapshots" / "lab").iterdir())) == 5
+    # Each run audits twice (go-live baseline, then nightly) and records its first audit as the baseline.
+    root = work / "out" / "demo" / "snapshots" / "lab"
+    assert len([p for p in root.iterdir() if p.is_dir()]) == 10
+    assert (root / "baseline.json").is_file()
     assert not list(installed.site.rglob("ttp_dict_cache.pickle")), "netcfg wrote into its installation"
 
 

@@ -3,7 +3,7 @@ the shared ones here, then each platform's own (`Platform.rule_modules`)."""
 
 from importlib import import_module
 
-from netcfg.checks import collection, device, fabric, link, plan
+from netcfg.checks import collection, device, fabric, health, link, plan
 from netcfg.checks.base import RULES, Finding, Severity
 from netcfg.checks.runner import run_checks, worst
 from netcfg.platforms.base import registry
@@ -13,6 +13,7 @@ _RULE_MODULES = (
     collection,
     device,
     fabric,
+    health,
     link,
     plan,
     *(import_module(m) for p in registry().values() for m in p.rule_modules),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
@@ -73,6 +73,10 @@ class CheckContext:
     fabric: Fabric
     policy: Policy
     states: dict[str, DeviceState]
+    # Earlier readings of the same devices, for the counter rules: the previous audit's (or the
+    # baseline's, when there is no previous audit), and the go-live baseline's.
+    previous: dict[str, DeviceState] = field(default_factory=dict)
+    baseline: dict[str, DeviceState] = field(default_factory=dict)
 
 
 # device: f(state, device, ctx); link: f(link, state_a, state_b, ctx); fabric: f(ctx).

@@ -12,8 +12,16 @@ from netcfg.platforms import get_platform
 from netcfg.policy import Policy
 
 
-def run_checks(fabric: Fabric, policy: Policy, states: dict[str, DeviceState]) -> list[Finding]:
-    ctx = CheckContext(fabric, policy, states)
+def run_checks(
+    fabric: Fabric,
+    policy: Policy,
+    states: dict[str, DeviceState],
+    previous: dict[str, DeviceState] | None = None,
+    baseline: dict[str, DeviceState] | None = None,
+) -> list[Finding]:
+    """Every rule over the states. `previous`: an earlier reading of the devices that counter rates are
+    judged against (default: the `baseline`, if any); `baseline`: the go-live reading."""
+    ctx = CheckContext(fabric, policy, states, previous or baseline or {}, baseline or {})
     raw: list[tuple[Rule, Issue]] = []
     with _collector_paused():
         for r in RULES.values():

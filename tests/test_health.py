@@ -1,0 +1,159 @@
+"""Health rules on two readings of the lab's devices: each counter and link fault is named exactly once
+per symptom, on the ports it is on, and a healthy fabric gives none."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from netcfg.checks import run_checks
+from netcfg.checks.health import Reading
+from netcfg.lab.devices import DeviceFaults
+from netcfg.lab.health import EPOCH, with_counters
+from netcfg.lab.snapshot import simulated_devices
+from netcfg.model import DeviceState, Fabric, PortCounters
+from netcfg.policy import Policy
+
+# Rules of this module's concern: configuration rules are tested elsewhere.
+HEALTH = ("link.", "host.pcie", "host.cnp", "host.retrans", "host.out_of", "pfc.pause", "pfc.watchdog_storms")
+HEALTH += ("queue.", "health.")
+T0 = EPOCH + 300 * 86_400
+
+
+def readings(
+    fabric: Fabric, policy: Policy, faults: dict[str, DeviceFaults], seconds: float = 300
+) -> tuple[dict[str, DeviceState], dict[str, DeviceState]]:
+    """(earlier, now): two readings `seconds` apart, as two audits would collect them."""
+    devices = simulated_devices(fabric, policy, faults)
+
+    def at(t: float) -> dict[str, DeviceState]:
+        out = {}
+        for name, sim in devices.items():
+            state = dataclasses.replace(sim.state)
+            out[name] = with_counters(state, sim.rates, sim.roce_queue, t, sim.reads)
+            sim.reads += 1
+        return out
+
+    return at(T0), at(T0 + seconds)
+
+
+def health_findings(fabric: Fabric, policy: Policy, faults: dict, **kw) -> set[tuple[str, str, str | None]]:
+    before, now = readings(fabric, policy, faults)
+    findings = run_checks(fabric, policy, now, previous=before, **kw)
+    return {(f.device, f.rule, f.interface) for f in findings if f.rule.startswith(HEALTH)}
+
+
+def test_a_healthy_fabric_gives_no_health_finding(lab_fabric: Fabric, lab_policy: Policy) -> None:
+    assert health_findings(lab_fabric, lab_policy, {}) == set()
+
+
+def test_each_fault_is_named_on_its_ports(lab_fabric: Fabric, lab_policy: Policy) -> None:
+    faults = {
+        "leaf-su1-r2": DeviceFaults(speed_gbps={"Ethernet3": 200}),
+        "spine1": DeviceFaults(flapping=["Ethernet2"]),
+        "leaf-su2-r1": DeviceFaults(fec_errors=["Ethernet1"], crc_errors=["Ethernet2"]),
+        "leaf-su2-r3": DeviceFaults(pause_storm=["Ethernet1"]),
+        "leaf-su2-r4": DeviceFaults(lossless_drops=["Ethernet2"]),
+        "gpu03": DeviceFaults(no_cnp=True),
+        "gpu04": DeviceFaults(pcie_width={"eth2": 8}),
+    }
+    leaf_of_spine1_e2 = lab_fabric.peer(
+        next(e for e, *_ in lab_fabric.links_of("spine1") if e.interface == "Ethernet2")
+    )
+    host_of_r2_e3 = lab_fabric.peer(
+        next(e for e, *_ in lab_fabric.links_of("leaf-su1-r2") if e.interface == "Ethernet3")
+    )
+    assert leaf_of_spine1_e2 is not None and host_of_r2_e3 is not None
+    assert health_findings(lab_fabric, lab_policy, faults) == {
+        # A cable's speed and its flaps show on both of its ends.
+        ("leaf-su1-r2", "link.degraded", "Ethernet3"),
+        (host_of_r2_e3.device, "link.degraded", host_of_r2_e3.interface),
+        ("spine1", "link.flapping", "Ethernet2"),
+        (leaf_of_spine1_e2.device, "link.flapping", leaf_of_spine1_e2.interface),
+        ("leaf-su2-r1", "link.fec_uncorrected", "Ethernet1"),
+        ("leaf-su2-r1", "link.fec_corrected", "Ethernet1"),
+        ("leaf-su2-r1", "link.crc_errors", "Ethernet2"),
+        ("leaf-su2-r3", "pfc.pause_storm", "Ethernet1"),
+        ("leaf-su2-r3", "pfc.watchdog_storms", "Ethernet1"),
+        ("leaf-su2-r4", "queue.lossless_drops", "Ethernet2"),
+        ("gpu03", "host.cnp_loop", "eth0-3"),
+        ("gpu04", "host.pcie_degraded", "eth2"),
+    }
+
+
+def test_findings_give_the_rate_over_the_time_between_readings(
+    lab_fabric: Fabric, lab_policy: Policy
+) -> None:
+    before, now = readings(
+        lab_fabric, lab_policy, {"leaf-su2-r1": DeviceFaults(fec_errors=["Ethernet1"])}, 600
+    )
+    findings = run_checks(lab_fabric, lab_policy, now, previous=before)
+    (fec,) = [f for f in findings if f.rule == "link.fec_uncorrected"]
+    assert fec.actual == "18,000 in 10 min (30.0/s)"
+    assert fec.expected == "uncorrectable FEC at most 0/s"
+
+
+def test_lossy_mode_expects_no_pause_frames_at_all(lab_fabric: Fabric, lab_policy: Policy) -> None:
+    """A lossy policy judging a fabric that still pauses: every pausing port is named, a storm or not."""
+    lossy = lab_policy.model_copy(update={"mode": "lossy"})
+    before, now = readings(lab_fabric, lab_policy, {})
+    findings = [f for f in run_checks(lab_fabric, lossy, now, previous=before) if f.rule == "pfc.pause_storm"]
+    assert {f.device for f in findings} == set(lab_fabric.devices)
+    assert all("lossy policy expects none" in f.message for f in findings)
+
+
+def test_a_watchdog_holding_a_queue_stormed_is_named_without_an_earlier_reading(
+    lab_fabric: Fabric, lab_policy: Policy
+) -> None:
+    _, now = readings(lab_fabric, lab_policy, {"leaf-su2-r3": DeviceFaults(pause_storm=["Ethernet1"])})
+    findings = [f for f in run_checks(lab_fabric, lab_policy, now) if f.rule.startswith(HEALTH)]
+    assert [(f.device, f.rule, f.interface, f.actual) for f in findings] == [
+        ("leaf-su2-r3", "pfc.watchdog_storms", "Ethernet1", "queue 3 stormed now")
+    ]
+
+
+def test_errors_since_the_go_live_baseline_are_named_when_the_last_interval_was_quiet(
+    lab_fabric: Fabric, lab_policy: Policy
+) -> None:
+    baseline, now = readings(lab_fabric, lab_policy, {})
+    port = now["leaf-su1-r1"].counters["Ethernet1"]
+    now["leaf-su1-r1"].counters["Ethernet1"] = dataclasses.replace(port, crc_errors=port.crc_errors + 7)
+    previous = {name: dataclasses.replace(s, counters=dict(s.counters)) for name, s in now.items()}
+    findings = run_checks(lab_fabric, lab_policy, now, previous=previous, baseline=baseline)
+    assert [(f.device, f.rule, f.interface, f.actual) for f in findings if f.rule.startswith(HEALTH)] == [
+        ("leaf-su1-r1", "health.since_baseline", "Ethernet1", "7 CRC errors")
+    ]
+
+
+def test_a_counter_cleared_between_readings_counts_from_the_clear() -> None:
+    reading = Reading("Ethernet1", PortCounters(crc_errors=5), PortCounters(crc_errors=1_000_000), 60.0)
+    assert reading.delta("crc_errors") == 5
+    assert reading.exceeds(5, 0)
+
+
+@given(
+    before=st.integers(0, 2**64),
+    now=st.integers(0, 2**64),
+    seconds=st.floats(0.001, 1e7),
+    per_s=st.floats(0, 1e9),
+)
+def test_a_delta_is_never_negative_and_a_rate_is_judged_against_its_threshold(
+    before: int, now: int, seconds: float, per_s: float
+) -> None:
+    reading = Reading("p", PortCounters(fec_corrected=now), PortCounters(fec_corrected=before), seconds)
+    delta = reading.delta("fec_corrected")
+    assert delta is not None and delta >= 0
+    assert delta == (now - before if now >= before else now)
+    assert reading.exceeds(delta, per_s) == (delta > 0 and (per_s == 0 or delta / seconds > per_s))
+
+
+@pytest.mark.parametrize("missing", ["before", "now"])
+def test_a_counter_one_reading_does_not_show_is_not_judged(missing: str) -> None:
+    shown, absent = PortCounters(crc_errors=10), PortCounters()
+    reading = Reading(
+        "p", absent if missing == "now" else shown, absent if missing == "before" else shown, 1.0
+    )
+    assert reading.delta("crc_errors") is None
