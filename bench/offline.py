@@ -7,9 +7,10 @@ peak RSS. Not a test: run it with `make bench`. Targets on a 2-core machine: all
 `--mix` spreads the switches over every switch platform netcfg has and the hosts over every host
 platform, and prints render and parse CPU per device for each platform.
 
-Then it checks what the lab's devices would print for the fabric at 1/4, 1/2 and full size (running
-configs, NIC read-backs and every LLDP table, parsed as a snapshot is) and prints the check time of
-each: the rules must stay linear in devices + links (target <= 3 s at full size).
+Then it writes two snapshots of what the lab's devices print five minutes apart, at 1/4, 1/2 and full
+size (running configs, NIC read-backs, every LLDP table, link state and counters), parses both and
+checks the second against the first (counter deltas included), and prints the check time of each:
+the rules must stay linear in devices + links (target <= 3 s at full size).
 
 By default everything runs in one process: shipping 6,400 parsed states back from worker processes
 costs more than the parsing itself. `--workers N` forks N workers for intent, render and parse.
@@ -31,12 +32,12 @@ from netcfg.checks import run_checks
 from netcfg.generate import write_generated_inventory
 from netcfg.intent import device_intent
 from netcfg.inventory import load_fabric
-from netcfg.lab.snapshot import simulated_outputs
+from netcfg.lab.snapshot import write_simulated_snapshot
 from netcfg.model import DeviceState, Fabric
 from netcfg.platforms import get_platform
 from netcfg.platforms.base import registry
 from netcfg.policy import Policy, load_policy
-from netcfg.sources import device_state
+from netcfg.sources import snapshot_states
 
 # Set before the pool forks, so workers inherit the fabric instead of loading it again.
 _FABRIC: Fabric | None = None
@@ -178,8 +179,12 @@ def main() -> int:
 def snapshot_check_scaling(
     scalable_units: int, servers_per_su: int, rails: int, platforms: dict | None, policy_file: str | None
 ) -> int:
-    """Check time of a live-shaped snapshot (LLDP included) at 1/4, 1/2 and full size."""
-    print("check of a lab snapshot with LLDP tables (target <= 3 s at full size):")
+    """Check time of two live-shaped lab snapshots taken five minutes apart (running configs, NIC
+    read-backs, LLDP tables, link state and counters), the second judged against the first, at 1/4,
+    1/2 and full size."""
+    print(
+        "check of a lab snapshot against the one before it, counters included (target <= 3 s at full size):"
+    )
     failed = 0
     for share in (4, 2, 1):
         with tempfile.TemporaryDirectory() as tmp:
@@ -193,34 +198,29 @@ def snapshot_check_scaling(
                 policy_file,
             )
             fabric = load_fabric(path)
-        policy = load_policy(fabric.policy_ref)
+            policy = load_policy(fabric.policy_ref)
+            t = time.perf_counter()
+            start = time.time() - 300
+            for reading, name in enumerate(("before", "after")):
+                write_simulated_snapshot(fabric, policy, {}, Path(tmp) / name, start + 300 * reading, reading)
+            write_s = time.perf_counter() - t
+            t = time.perf_counter()
+            before, after = (snapshot_states(fabric, Path(tmp) / name) for name in ("before", "after"))
+            parse_s = time.perf_counter() - t
         t = time.perf_counter()
-        states = {
-            name: device_state(fabric.devices[name], outputs, None)
-            for name, outputs in _as_files(fabric, simulated_outputs(fabric, policy, {})).items()
-        }
-        parse_s = time.perf_counter() - t
-        t = time.perf_counter()
-        findings = run_checks(fabric, policy, states)
+        findings = run_checks(fabric, policy, after, before)
         check_s = time.perf_counter() - t
-        ports = sum(len(s.lldp) for s in states.values())
+        ports = sum(len(s.lldp) for s in after.values())
+        counted = sum(len(s.counters) for s in after.values())
         failed += bool(findings)
         print(
             f"  1/{share}: {len(fabric.devices):>6,} devices, {len(fabric.links):>7,} links, "
-            f"{ports:>7,} LLDP ports: parse {parse_s:6.2f} s, check {check_s:5.2f} s, "
-            f"{len(findings)} findings"
+            f"{ports:>7,} LLDP ports, {counted:>7,} ports with counters: write 2 snapshots {write_s:6.2f} s, "
+            f"parse both {parse_s:6.2f} s, check {check_s:5.2f} s, {len(findings)} findings"
         )
+        del before, after
     print(f"peak RSS: {peak_rss_mib():,.0f} MiB")
     return 1 if failed else 0
-
-
-def _as_files(fabric: Fabric, outputs: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
-    """Outputs keyed by snapshot file name, as a snapshot folder holds them."""
-    out = {}
-    for name, by_cli in outputs.items():
-        device = fabric.devices[name]
-        out[name] = {c.file: by_cli[c.cli] for c in get_platform(device.platform).commands(device)}
-    return out
 
 
 if __name__ == "__main__":

@@ -852,6 +852,9 @@ def lab_snapshot(tmp_path: Path) -> tuple[Path, Path]:
         ),
         ({"devices": {"leaf-su1-r1": {"error": {"kind": "auth"}}}}, ["devices.leaf-su1-r1.error"]),
         ({"devices": {"leaf-su1-r1": {"fingerprint": 42}}}, ["devices.leaf-su1-r1.fingerprint", "a number"]),
+        ({"devices": {"leaf-su1-r1": {"read_at": "yesterday"}}}, ["devices.leaf-su1-r1.read_at", "a string"]),
+        ({"devices": {"leaf-su1-r1": {"read_at": 1e300}}}, ["devices.leaf-su1-r1.read_at", "since 1970"]),
+        ({"devices": {"leaf-su1-r1": {"read_at": True}}}, ["devices.leaf-su1-r1.read_at", "a boolean"]),
         ([1, 2, 3], ["meta.json:", "the JSON is a list; expected a JSON object"]),
     ],
 )
@@ -1066,3 +1069,42 @@ def test_compact_form_that_contradicts_itself(
     err = error_of(capsys, "check", write_inventory(tmp_path, INVENTORY.replace(old, new)))
     for needle in needles:
         assert needle in err
+
+
+@pytest.mark.parametrize("option", ["--previous", "--baseline"])
+def test_counter_comparisons_need_a_snapshot_to_compare(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str
+):
+    inventory, snapshot = lab_snapshot(tmp_path)
+    err = error_of(capsys, "check", inventory, option, snapshot)
+    assert err.startswith(f"netcfg: error: {option}:") and "give --snapshot too" in err
+
+
+@pytest.mark.parametrize(
+    ("record", "needle"),
+    [
+        ("not json", 'expected {"snapshot"'),
+        ('{"snapshot": "../../etc"}', 'expected {"snapshot"'),
+        ('{"snapshot": 7}', 'expected {"snapshot"'),
+        ('{"snapshot": "20260101T000000.000000Z"}', "missing or incomplete"),
+    ],
+)
+def test_a_broken_baseline_record_fails_the_audit_before_anything_is_collected(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    record: str,
+    needle: str,
+):
+    monkeypatch.setenv("NETCFG_USERNAME", "ops")
+    monkeypatch.setenv("NETCFG_PASSWORD", "not-used")
+    inventory = write_inventory(tmp_path / "inv")
+    root = tmp_path / "snapshots" / "t"
+    root.mkdir(parents=True)
+    (root / "baseline.json").write_text(record, encoding="utf-8")
+    snapshots, reports = tmp_path / "snapshots", tmp_path / "reports"
+    err = error_of(
+        capsys, "audit", inventory, "--snapshots", snapshots, "--reports", reports, "--no-host-key-check"
+    )
+    assert err.startswith(f"netcfg: error: {root / 'baseline.json'}:") and needle in err
+    assert sorted(p.name for p in root.iterdir()) == ["baseline.json"]
