@@ -22,7 +22,7 @@ from netcfg.files import read_text
 from netcfg.model import DeviceState, Fabric
 from netcfg.nornir_inventory import Login
 from netcfg.policy import Policy
-from netcfg.report import FORMATS, Report
+from netcfg.report import FORMATS, Report, rules_not_run
 from netcfg.snapshot import discard, snapshot_meta
 from netcfg.sources import device_state, snapshot_states
 
@@ -153,7 +153,16 @@ def run_audit(
             "drift_changes": len(changes),
             "baseline": str(snapshot if baseline else go_live) if (baseline or go_live) else None,
         }
-        report = Report(fabric.name, f"live audit, snapshot {snapshot}", len(states), findings, extra)
+        report = Report(
+            fabric.name,
+            f"live audit, snapshot {snapshot}",
+            len(states),
+            findings,
+            extra,
+            not_run=rules_not_run(
+                states.values(), collected=True, previous=bool(before), baseline=bool(since)
+            ),
+        )
         written = write_reports(report, changes, folder, stamp)
         if baseline:
             record_baseline(root, snapshot)

@@ -131,7 +131,12 @@ def cmd_check(args: argparse.Namespace, console: Console) -> int:
         source,
         len(states),
         findings,
-        not_run=rules_not_run(states.values(), collected=False),
+        not_run=rules_not_run(
+            states.values(),
+            collected=False,
+            previous=bool(earlier["previous"] or earlier["baseline"]),
+            baseline=bool(earlier["baseline"]),
+        ),
         inventory=fabric.source,
     )
     return emit(report, args, console)

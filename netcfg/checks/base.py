@@ -95,6 +95,9 @@ class Rule:
     fields: tuple[str, ...] = ()
     # A platform's own rule (a stock trap of that platform): the platforms it applies to.
     platforms: frozenset[str] | None = None
+    # A counter rule judges deltas against an earlier reading: "previous" (the previous audit, or
+    # the baseline) or "baseline" (the go-live baseline only). Without one it has nothing to judge.
+    compares: Literal["previous", "baseline"] | None = None
 
     @property
     def doc(self) -> str:
@@ -112,10 +115,12 @@ def rule(
     kinds: Iterable[str] | None = None,
     fields: tuple[str, ...] = (),
     platforms: Iterable[str] | None = None,
+    compares: Literal["previous", "baseline"] | None = None,
 ) -> Callable[[Callable[..., Iterable[Issue]]], Callable[..., Iterable[Issue]]]:
     """Register a check. `facet`: what a source must cover for the rule to apply; `kinds`: switch/host;
     `fields`: the settings it reads, to point its findings at their line; `platforms`: only devices
-    of these platforms (a device rule a platform module registers for its own stock traps)."""
+    of these platforms (a device rule a platform module registers for its own stock traps);
+    `compares`: the earlier reading a counter rule needs."""
 
     def wrap(func: Callable[..., Iterable[Issue]]) -> Callable[..., Iterable[Issue]]:
         if rule_id in RULES:
@@ -129,6 +134,7 @@ def rule(
             frozenset(kinds) if kinds else None,
             fields,
             frozenset(platforms) if platforms else None,
+            compares,
         )
         return func
 

@@ -127,7 +127,7 @@ def check_pcie(state: DeviceState, device: Device, ctx: CheckContext) -> Iterato
             )
 
 
-@rule("link.flapping", Severity.ERROR, facet="counters")
+@rule("link.flapping", Severity.ERROR, facet="counters", compares="previous")
 def check_flaps(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
     """A link stays up between two readings: each flap drops what was in flight and stalls every
     collective on it while routes and QPs recover."""
@@ -158,7 +158,7 @@ def _error_rate(
             )
 
 
-@rule("link.fec_uncorrected", Severity.ERROR, facet="counters")
+@rule("link.fec_uncorrected", Severity.ERROR, facet="counters", compares="previous")
 def check_fec_uncorrected(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
     """Uncorrectable FEC codewords stay below the policy's rate (`health.fec_uncorrected_per_s`, default
     none at all): each is a dropped frame, and RoCE recovers a dropped frame with a go-back-N retransmit."""
@@ -167,7 +167,7 @@ def check_fec_uncorrected(state: DeviceState, device: Device, ctx: CheckContext)
     )
 
 
-@rule("link.fec_corrected", Severity.WARNING, facet="counters")
+@rule("link.fec_corrected", Severity.WARNING, facet="counters", compares="previous")
 def check_fec_corrected(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
     """FEC-corrected codewords stay below the policy's rate (`health.fec_corrected_per_s`): a link that
     corrects this much is one dirty connector or failing optic away from dropping frames."""
@@ -181,7 +181,7 @@ def check_fec_corrected(state: DeviceState, device: Device, ctx: CheckContext) -
     )
 
 
-@rule("link.crc_errors", Severity.ERROR, facet="counters")
+@rule("link.crc_errors", Severity.ERROR, facet="counters", compares="previous")
 def check_crc(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
     """CRC (FCS) errors, or symbol errors where the platform counts no CRC, stay below the policy's rate
     (`health.crc_errors_per_s`, default none): every one is a frame dropped on the wire."""
@@ -190,7 +190,7 @@ def check_crc(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator
     )
 
 
-@rule("pfc.pause_storm", Severity.ERROR, facet="counters")
+@rule("pfc.pause_storm", Severity.ERROR, facet="counters", compares="previous")
 def check_pause_storm(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
     """Pause frames stay within what the policy expects: none at all in lossy mode (a port still
     pausing was left lossless), and in lossless mode below `health.pause_storm_per_s` on each priority
@@ -243,7 +243,7 @@ def check_watchdog_storms(state: DeviceState, device: Device, ctx: CheckContext)
             )
 
 
-@rule("queue.lossless_drops", Severity.ERROR, facet="counters")
+@rule("queue.lossless_drops", Severity.ERROR, facet="counters", compares="previous")
 def check_lossless_drops(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
     """The lossless queue drops nothing, and no lossless packet is discarded for want of buffer: in
     lossless mode one drop means headroom, PFC or the watchdog failed on this port."""
@@ -268,7 +268,7 @@ def check_lossless_drops(state: DeviceState, device: Device, ctx: CheckContext) 
             )
 
 
-@rule("host.cnp_loop", Severity.ERROR, facet="counters", kinds=["host"])
+@rule("host.cnp_loop", Severity.ERROR, facet="counters", compares="previous", kinds=["host"])
 def check_cnp_loop(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
     """A NIC that receives ECN-marked RoCE packets sends CNPs back: marked packets with no CNP sent mean
     the DCQCN loop is broken (notification point off on the RoCE priority, or CNPs dropped before they
@@ -285,7 +285,7 @@ def check_cnp_loop(state: DeviceState, device: Device, ctx: CheckContext) -> Ite
             )
 
 
-@rule("host.retransmits", Severity.WARNING, facet="counters", kinds=["host"])
+@rule("host.retransmits", Severity.WARNING, facet="counters", compares="previous", kinds=["host"])
 def check_retransmits(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
     """RoCE retransmissions (`roce_adp_retrans`) stay below the policy's rate (`health.retransmits_per_s`):
     above it, packets of this host are being lost somewhere on their path."""
@@ -294,7 +294,7 @@ def check_retransmits(state: DeviceState, device: Device, ctx: CheckContext) -> 
     )
 
 
-@rule("host.out_of_buffer", Severity.WARNING, facet="counters", kinds=["host"])
+@rule("host.out_of_buffer", Severity.WARNING, facet="counters", compares="previous", kinds=["host"])
 def check_out_of_buffer(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
     """The NIC drops nothing for want of posted receive buffers (`out_of_buffer`, policy
     `health.out_of_buffer_per_s`): the application or driver cannot keep up with the link."""
@@ -311,7 +311,7 @@ _SINCE_BASELINE = (
 )
 
 
-@rule("health.since_baseline", Severity.WARNING, facet="counters")
+@rule("health.since_baseline", Severity.WARNING, facet="counters", compares="baseline")
 def check_since_baseline(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
     """Error counters have not grown since the go-live baseline (`netcfg audit --baseline`): a link that
     is quiet tonight but has collected errors since go-live fails intermittently."""

@@ -43,9 +43,12 @@ class Report:
         }
 
 
-def rules_not_run(states: Iterable[DeviceState], collected: bool) -> dict[str, str]:
-    """The rules a source gave no data for, and why: a config file has no LLDP table, and nothing
-    was collected in an offline check."""
+def rules_not_run(
+    states: Iterable[DeviceState], collected: bool, previous: bool = False, baseline: bool = False
+) -> dict[str, str]:
+    """The rules a source gave no data for, and why: a config file has no LLDP table, nothing was
+    collected in an offline check, and counter rates need an earlier reading (`previous`: there was
+    one, the previous audit's or the baseline's; `baseline`: a go-live baseline apart from it)."""
     covered = frozenset().union(*(s.facets for s in states))
     skipped = {}
     for rule in RULES.values():
@@ -53,4 +56,10 @@ def rules_not_run(states: Iterable[DeviceState], collected: bool) -> dict[str, s
             skipped[rule.id] = "offline check: this run collected nothing over SSH"
         elif rule.facet is not None and rule.facet not in covered:
             skipped[rule.id] = f"the source has no {rule.facet} data for any device"
+        elif rule.compares == "previous" and not previous:
+            skipped[rule.id] = (
+                "no earlier reading to compare counters with (the first audit, or no --previous)"
+            )
+        elif rule.compares == "baseline" and not baseline:
+            skipped[rule.id] = "no go-live baseline apart from the previous reading (netcfg audit --baseline)"
     return skipped
