@@ -26,6 +26,7 @@ from netcfg.audit import run_audit
 from netcfg.collect import CollectOptions
 from netcfg.inventory import load_fabric
 from netcfg.nornir_inventory import Login, read_connections
+from netcfg.platforms import get_platform
 from netcfg.policy import load_policy
 
 FAULT_KINDS = ["unreachable", "auth_fail", "silent", "truncate", "garble"]
@@ -127,6 +128,12 @@ def run(
     hosts = sum(1 for d in fabric.devices.values() if not d.is_switch)
     label = f"with {len(faults)} transport faults (timeout {timeout:g} s)" if faults else "healthy"
     print(f"\n{label}: {n} devices ({hosts} hosts, {n - hosts} switches), {processes} x {workers} workers")
+    commands = [get_platform(d.platform).commands(d) for d in fabric.devices.values()]
+    counted = sum(c.counters for cs in commands for c in cs)
+    print(
+        f"  commands {sum(map(len, commands)):,} ({counted:,} of them counters and link state), "
+        f"previous reading to judge counters against: {'yes' if result.previous else 'no'}"
+    )
     print(f"  collect  {collect_s:6.2f} s  {n / collect_s:7.1f} devices/s")
     print(
         f"  check    {total - collect_s:6.2f} s  {n / max(total - collect_s, 1e-9):7.1f} devices/s"
