@@ -21,6 +21,7 @@ from netcfg.model import DeviceState, Fabric
 from netcfg.nornir_inventory import Login
 from netcfg.policy import Policy
 from netcfg.report import FORMATS, Report
+from netcfg.report.layout import fabric_layout
 from netcfg.snapshot import discard, snapshot_meta
 from netcfg.sources import device_state, snapshot_states, unchanged_devices
 
@@ -107,7 +108,15 @@ def run_audit(
             "drift_against": str(previous) if previous else None,
             "drift_changes": len(changes),
         }
-        report = Report(fabric.name, f"live audit, snapshot {snapshot}", len(states), findings, extra)
+        report = Report(
+            fabric.name,
+            f"live audit, snapshot {snapshot}",
+            len(states),
+            findings,
+            extra,
+            layout=fabric_layout(fabric, states),
+            drift=changes if previous is not None else None,
+        )
         written = write_reports(report, changes, folder, stamp)
     except BaseException:
         for path in written.values():
@@ -118,19 +127,20 @@ def run_audit(
 
 
 def write_reports(report: Report, changes: list[Change], folder: Path, stamp: str) -> dict[str, Path]:
-    """`<stamp>.json` and `<stamp>.md` in `folder`; on any failure neither is left (OutputError)."""
+    """`<stamp>.json`, `<stamp>.md` and `<stamp>.html` in `folder`; on any failure none is left
+    (OutputError). The HTML page shows the report's own drift (`report.drift`)."""
     paths: dict[str, Path] = {}
     path = folder
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        for fmt, suffix in (("json", "json"), ("markdown", "md")):
+        for fmt, suffix in (("json", "json"), ("markdown", "md"), ("html", "html")):
             path = folder / f"{stamp}.{suffix}"
             text = FORMATS[fmt](report)
             if fmt == "json":
                 data = json.loads(text)
                 data["drift"] = [c.as_dict() for c in changes]
                 text = json.dumps(data, indent=2) + "\n"
-            elif changes:
+            elif fmt == "markdown" and changes:
                 text += "\n## Drift since the previous audit\n\n"
                 text += "| device | setting | before | after |\n|---|---|---|---|\n"
                 text += "".join(f"| {c.device} | {c.setting} | {c.before} | {c.after} |\n" for c in changes)
