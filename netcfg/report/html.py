@@ -20,7 +20,7 @@ from netcfg.checks import Finding, Severity
 from netcfg.model import Endpoint, Role, expand_ports
 from netcfg.report.base import Report
 from netcfg.report.formats import UNCHECKED_RULES
-from netcfg.report.layout import FabricLayout, HostPlace, SwitchPlace
+from netcfg.report.layout import FabricLayout, HostPlace, NicPlace, SwitchPlace
 from netcfg.report.locations import file_line
 
 # A cell's status, worst first: an error, then what could not be checked (not collected, output
@@ -157,18 +157,16 @@ class _CellIndex:
     def __init__(self, layout: FabricLayout, findings: list[Finding]) -> None:
         self.checked = layout.checked
         self.cells: dict[str, list[int]] = {}
-        self.labels: dict[str, str] = {}
         switches = {s.name for s in layout.switches}
         at_leaf_port: dict[Endpoint, str] = {}
         host_nics: dict[str, dict[str, str]] = {}
-        nic_label: dict[str, str] = {}
+        nic_at: dict[str, tuple[str, NicPlace]] = {}
         for host in layout.hosts:
             names = host_nics[host.name] = {}
             for nic in host.nics:
                 key = f"{host.name}#{nic.rail}"
                 names[nic.netdev] = names[nic.rdma_device] = key
-                cabled = f" - {nic.leaf_port}" if nic.leaf_port else ""
-                nic_label[key] = f"{host.name} {nic.netdev} ({nic.rdma_device}, rail {nic.rail}){cabled}"
+                nic_at[key] = (host.name, nic)
                 if nic.leaf_port is not None:
                     at_leaf_port[nic.leaf_port] = key
         for i, f in enumerate(findings):
@@ -182,7 +180,8 @@ class _CellIndex:
                 nics = host_nics[f.device]
                 for key in [nics.get(p) for p in ports] if ports else nics.values():
                     self._add(key, i)
-        self.labels = {k: nic_label[k] for k in self.cells if k in nic_label}
+        # Only cells with findings are named in the page: the script names the others from the grid.
+        self.labels = {k: _nic_label(*nic_at[k]) for k in self.cells if k in nic_at}
         self.status = {k: _worst(findings, ids) for k, ids in self.cells.items()}
 
     def _add(self, key: str | None, i: int) -> None:
@@ -195,6 +194,11 @@ class _CellIndex:
     def of(self, key: str, device: str) -> str:
         """The status class of a cell of `device`: its worst finding, else clean or not checked."""
         return self.status.get(key) or ("o" if device in self.checked else "n")
+
+
+def _nic_label(host: str, nic: NicPlace) -> str:
+    cabled = f", cabled to {nic.leaf_port}" if nic.leaf_port else ""
+    return f"{host} {nic.netdev} ({nic.rdma_device}, rail {nic.rail}){cabled}"
 
 
 def _worst(findings: list[Finding], ids: list[int]) -> str:
