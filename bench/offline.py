@@ -1,8 +1,8 @@
 """Offline benchmark: generate the 32,768-GPU fabric, render every device, parse it back, check it.
 
 Prints seconds per stage, devices per second, CPU milliseconds per device for render and parse,
-peak RSS, and the time and size of the fabric's HTML report. Not a test: run it with `make bench`. Targets on a 2-core machine: all stages <= 20 s,
-<= 1.5 GiB, render <= 1.3 ms per device.
+peak RSS, and the time and size of the fabric's HTML report. Not a test: run it with `make bench`.
+Targets on a 2-core machine: all stages <= 20 s, <= 1.5 GiB, render <= 1.3 ms per device.
 
 `--mix` spreads the switches over every switch platform netcfg has and the hosts over every host
 platform, and prints render and parse CPU per device for each platform.
