@@ -23,6 +23,7 @@ from netcfg.model import DeviceState, Fabric
 from netcfg.nornir_inventory import Login
 from netcfg.policy import Policy
 from netcfg.report import FORMATS, Report, rules_not_run
+from netcfg.report.layout import fabric_layout
 from netcfg.snapshot import discard, snapshot_meta
 from netcfg.sources import device_state, snapshot_states
 
@@ -162,6 +163,8 @@ def run_audit(
             not_run=rules_not_run(
                 states.values(), collected=True, previous=bool(before), baseline=bool(since)
             ),
+            layout=fabric_layout(fabric, states),
+            drift=changes if previous is not None else None,
         )
         written = write_reports(report, changes, folder, stamp)
         if baseline:
@@ -175,19 +178,20 @@ def run_audit(
 
 
 def write_reports(report: Report, changes: list[Change], folder: Path, stamp: str) -> dict[str, Path]:
-    """`<stamp>.json` and `<stamp>.md` in `folder`; on any failure neither is left (OutputError)."""
+    """`<stamp>.json`, `<stamp>.md` and `<stamp>.html` in `folder`; on any failure none is left
+    (OutputError). The HTML page shows the report's own drift (`report.drift`)."""
     paths: dict[str, Path] = {}
     path = folder
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        for fmt, suffix in (("json", "json"), ("markdown", "md")):
+        for fmt, suffix in (("json", "json"), ("markdown", "md"), ("html", "html")):
             path = folder / f"{stamp}.{suffix}"
             text = FORMATS[fmt](report)
             if fmt == "json":
                 data = json.loads(text)
                 data["drift"] = [c.as_dict() for c in changes]
                 text = json.dumps(data, indent=2) + "\n"
-            elif changes:
+            elif fmt == "markdown" and changes:
                 text += "\n## Drift since the previous audit\n\n"
                 text += "| device | setting | before | after |\n|---|---|---|---|\n"
                 text += "".join(f"| {c.device} | {c.setting} | {c.before} | {c.after} |\n" for c in changes)

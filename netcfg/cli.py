@@ -28,6 +28,7 @@ from netcfg.platforms import get_platform
 from netcfg.policy import Policy, load_policy
 from netcfg.render import render_fabric, write_rendered
 from netcfg.report import FORMATS, Report, rules_not_run
+from netcfg.report.layout import fabric_layout
 from netcfg.report.table import print_table
 from netcfg.sources import config_states, intent_states, snapshot_states
 
@@ -138,6 +139,7 @@ def cmd_check(args: argparse.Namespace, console: Console) -> int:
             baseline=bool(earlier["baseline"]),
         ),
         inventory=fabric.source,
+        layout=fabric_layout(fabric, states),
     )
     return emit(report, args, console)
 
@@ -502,7 +504,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--snapshots", default="snapshots", help="root of timestamped snapshots (default snapshots)"
     )
     au.add_argument(
-        "--reports", default="reports", help="where JSON and Markdown reports go (default reports)"
+        "--reports", default="reports", help="where JSON, Markdown and HTML reports go (default reports)"
     )
     au.add_argument(
         "--baseline",

@@ -7,6 +7,7 @@ device. Checks read only these two plus the policy.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING
@@ -140,6 +141,38 @@ def port_ranges(names: list[str]) -> str:
                 runs.append([n])
         parts.append(head + ",".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs))
     return ", ".join(parts + others)
+
+
+_RANGED_PORT = re.compile(r"(.*?)(\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*)")
+# More ports than any switch has under one name prefix: such a "range" is a device's odd port name.
+_MAX_RANGED_PORTS = 4096
+
+
+def expand_ports(text: str) -> list[str]:
+    """The port names a `port_ranges` text stands for: 'Ethernet1-3,31' -> Ethernet1, Ethernet2,
+    Ethernet3, Ethernet31 (reports name a finding's ports that way and must find each port again)."""
+    names = []
+    for part in text.split(", "):
+        match = _RANGED_PORT.fullmatch(part)
+        spans = _spans(match.group(2)) if match else None
+        if match is None or spans is None:
+            names.append(part)
+            continue
+        names += [f"{match.group(1)}{n}" for first, last in spans for n in range(first, last + 1)]
+    return names
+
+
+def _spans(runs: str) -> list[tuple[int, int]] | None:
+    """'1-3,31' -> [(1, 3), (31, 31)]; None when it cannot be ranges port_ranges wrote."""
+    spans = []
+    for run in runs.split(","):
+        first, _, last = run.partition("-")
+        spans.append((int(first), int(last or first)))
+    if any(last < first for first, last in spans):
+        return None
+    if sum(last - first + 1 for first, last in spans) > _MAX_RANGED_PORTS:
+        return None
+    return spans
 
 
 # --- what a device does ---------------------------------------------------------------------------

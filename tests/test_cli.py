@@ -121,7 +121,12 @@ def _untimed(junit: str) -> str:
 
 
 @pytest.mark.parametrize(
-    "fmt,marker", [("markdown", "| error | `qos.trust` | gpu05 |"), ("sarif", '"ruleId": "qos.trust"')]
+    "fmt,marker",
+    [
+        ("markdown", "| error | `qos.trust` | gpu05 |"),
+        ("sarif", '"ruleId": "qos.trust"'),
+        ("html", "<td class=e>error<td>qos.trust<td>gpu05<td>eth0-3"),
+    ],
 )
 def test_text_formats(capsys, fmt, marker):
     assert main(["check", str(LAB), "--snapshot", str(DRIFTED), "--format", fmt]) == 1

@@ -174,6 +174,11 @@ def test_cli_audit_twice_reports_drift_and_remediation(lab_fabric, lab_policy, t
     out = capsys.readouterr().out
     report = json.loads(out)
     assert report["summary"]["drift_changes"] == 6
+    # The report folder's page of the second audit lists the same changes, and the first had none.
+    first, second = sorted((tmp_path / "r" / "lab").glob("*.html"))
+    assert "No earlier audit to compare with." in first.read_text()
+    drift = second.read_text().split("id=drift>", 1)[1].split("</table>", 1)[0]
+    assert drift.count("<tr>") == 1 + 6 and "<td>leaf-su1-r3<td>Ethernet1.no_drop_priorities" in drift
     assert {f["device"] for f in report["findings"] if f["severity"] == "error"} == {"leaf-su1-r3"}
     assert [f["rule"] for f in report["findings"] if f["severity"] == "info"] == ["state.missing"]
     snapshot = Path(report["summary"]["snapshot"])

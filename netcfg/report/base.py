@@ -7,9 +7,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from netcfg.checks import RULES, Finding, Severity
 from netcfg.model import DeviceState
+
+if TYPE_CHECKING:
+    from netcfg.drift import Change
+    from netcfg.report.layout import FabricLayout
 
 # Rules about collecting over SSH: an offline check (intent, config files, a snapshot) never ran them.
 COLLECTION_PREFIX = "collect."
@@ -31,6 +36,11 @@ class Report:
     # current folder.
     repo_root: Path | None = None
     created: datetime = field(default_factory=lambda: datetime.now(UTC))
+    # Where each device sits (rails, scalable units, host NICs and their leaf ports), for formats that
+    # draw the fabric (HTML); None: the report was made without the fabric at hand.
+    layout: FabricLayout | None = None
+    # What changed since the previous audit; None: there was no earlier audit to compare with.
+    drift: list[Change] | None = None
 
     def summary(self) -> dict[str, object]:
         counts = Counter(f.severity.value for f in self.findings)
