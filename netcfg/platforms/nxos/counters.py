@@ -217,6 +217,8 @@ def read(state: DeviceState, outputs: dict[str, str]) -> None:
     if links:
         state.facets |= {"link"}
     up = [name for name, link in links.items() if link.up]
+    if not up:
+        return  # no port carries traffic: there is nothing to count
     symbols, why_symbols = read_symbol_errors(outputs.get(SHOW_ERRORS.file))
     queuing, why_queuing = read_queuing(outputs.get(SHOW_QUEUING.file))
     watchdog, why_watchdog = read_watchdog(outputs.get(SHOW_WATCHDOG.file))
