@@ -50,6 +50,8 @@ _COS_ROW = re.compile(
     rf"[ \t]+(?:Active|Inactive)[ \t]+(?P<rx>{_NUMBER})[ \t]*$",
     re.M,
 )
+_SLOT = re.compile(r"^slot[ \t]+\d+[ \t]*$", re.M)
+_WD_GLOBAL = re.compile(r"^Global watch-dog interval \[(?:Enabled|Disabled)\]", re.M)
 _WD_PORT = re.compile(r"^(?P<name>\S+) Interface PFC watchdog: \[(?P<state>\w+)\]", re.M)
 _WD_GROUP = re.compile(
     r"^\|[ \t]*QOS GROUP (?P<group>\d+) \[(?P<state>[^\]]*)\] PFC \[\w+\] PFC-COS \[(?P<cos>[\d,]*)\]", re.M
@@ -149,8 +151,8 @@ def read_queuing(text: str | None) -> tuple[dict[str, _Queuing], str | None]:
         return {}, "output missing"
     text = text.replace("\r", "")
     sections = _sections(_QUEUING_FOR, text)
-    if not sections:
-        return {}, "no 'Egress Queuing for <interface>' section"
+    if not sections and not _SLOT.search(text):
+        return {}, "no 'slot N' line and no 'Egress Queuing for <interface>' section"
     ports: dict[str, _Queuing] = {}
     for heading, body in sections:
         name = normal_name(heading.group("name"))
@@ -186,8 +188,8 @@ def read_watchdog(text: str | None) -> tuple[dict[str, _Watchdog], str | None]:
         return {}, "output missing"
     text = text.replace("\r", "")
     sections = _sections(_WD_PORT, text)
-    if not sections:
-        return {}, "no '<interface> Interface PFC watchdog: [...]' line"
+    if not sections and not _WD_GLOBAL.search(text):
+        return {}, "no 'Global watch-dog' line and no '<interface> Interface PFC watchdog: [...]' line"
     ports: dict[str, _Watchdog] = {}
     for heading, body in sections:
         port = ports.setdefault(normal_name(heading.group("name")), _Watchdog())
@@ -206,19 +208,16 @@ def read_watchdog(text: str | None) -> tuple[dict[str, _Watchdog], str | None]:
 
 def read(state: DeviceState, outputs: dict[str, str]) -> None:
     """Fill the link state of the front-panel ports and the counters of those up; set the facets
-    "link" and "counters" only where their outputs were read, and name what could not be."""
+    "link" and "counters" only where their outputs were read, and name each output that could not be."""
     links, why = read_links(outputs.get(SHOW_INTERFACE.file))
     if why is not None:
         state.unparsed[SHOW_INTERFACE.cli] = why
-        return
     for name, link in links.items():
         port = state.interface(name)
         port.oper_up, port.speed_gbps = link.up, link.speed_gbps
     if links:
         state.facets |= {"link"}
     up = [name for name, link in links.items() if link.up]
-    if not up:
-        return  # no port carries traffic: there is nothing to count
     symbols, why_symbols = read_symbol_errors(outputs.get(SHOW_ERRORS.file))
     queuing, why_queuing = read_queuing(outputs.get(SHOW_QUEUING.file))
     watchdog, why_watchdog = read_watchdog(outputs.get(SHOW_WATCHDOG.file))
@@ -228,8 +227,8 @@ def read(state: DeviceState, outputs: dict[str, str]) -> None:
         SHOW_WATCHDOG.cli: _lacking(why_watchdog, watchdog, up),
     }
     problems = {cli: why for cli, why in problems.items() if why is not None}
-    if problems:
-        state.unparsed |= problems
+    state.unparsed |= problems
+    if problems or why is not None:
         return
     for name in up:
         link, queues, wd = links[name], queuing[name], watchdog[name]
