@@ -64,7 +64,9 @@ def _int(text: str) -> int:
 
 
 @dataclass(slots=True)
-class _Link:
+class PortLink:
+    """What `show interface` says of one front-panel port."""
+
     up: bool
     speed_gbps: int | None
     resets: int | None
@@ -90,7 +92,7 @@ def _sections(pattern: re.Pattern[str], text: str) -> list[tuple[re.Match[str], 
     return [(m, text[m.end() : end]) for m, end in zip(found, ends, strict=False)]
 
 
-def read_links(text: str | None) -> tuple[dict[str, _Link], str | None]:
+def read_links(text: str | None) -> tuple[dict[str, PortLink], str | None]:
     """Front-panel ports of `show interface`, or why the output cannot be read."""
     if text is None:
         return {}, "output missing"
@@ -98,7 +100,7 @@ def read_links(text: str | None) -> tuple[dict[str, _Link], str | None]:
     blocks = _sections(_HEADER, text)
     if not blocks:
         return {}, "no '<interface> is up|down' line"
-    links: dict[str, _Link] = {}
+    links: dict[str, PortLink] = {}
     for header, body in blocks:
         name = normal_name(header.group("name"))
         if not _front_panel(name):
@@ -112,7 +114,7 @@ def read_links(text: str | None) -> tuple[dict[str, _Link], str | None]:
             value = int(speed.group("value"))
             gbps = value if speed.group("unit") == "G" else value // 1000 if value % 1000 == 0 else None
         resets, crc = _RESETS.search(body), _CRC.search(body)
-        links[name] = _Link(
+        links[name] = PortLink(
             up=header.group("state") == "up",
             speed_gbps=gbps,
             resets=_int(resets.group("n")) if resets else None,
