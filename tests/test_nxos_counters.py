@@ -231,3 +231,25 @@ def test_a_live_audit_snapshot_holds_the_seeded_link_faults(tmp_path_factory):
     assert states["leaf-su1-r2"].counters["Ethernet1/1"].link_downs == 1
     assert states["leaf-su2-r1"].counters["Ethernet1/1"].stormed == frozenset({3})
     assert states["leaf-su2-r1"].counters["Ethernet1/1"].watchdog_storms[3] >= 1
+
+
+def test_pfc_rows_with_a_priority_group_column_and_active_pauses():
+    """Releases that print the priority group too (`COS QOS Group PG TxPause TxCount RxPause
+    RxCount`, `-` where a CoS has none) and a CoS being paused right now (`Active`)."""
+    text = outputs()["show_queuing_interface"]
+    start = text.index("PFC_COS QOS_Group", text.index("Ingress Queuing for Ethernet1/31"))
+    end = text.index("-----", start)
+    rows = "".join(
+        f"   {cos}         -         -  Inactive         0        Inactive               0\n"
+        if cos != 3
+        else "   3         3         3  Active           90211    Active                 77120\n"
+        for cos in range(8)
+    )
+    table = "COS QOS Group        PG   TxPause   TxCount         RxPause         RxCount\n" + rows
+    state = NXOS.parse_outputs(outputs(show_queuing_interface=text[:start] + table + text[end:]), LEAF)
+    assert state.unparsed == {}
+    uplink = state.counters["Ethernet1/31"]
+    assert (uplink.pause_tx, uplink.pause_rx) == (
+        {c: 90211 if c == 3 else 0 for c in QUEUES},
+        {c: 77120 if c == 3 else 0 for c in QUEUES},
+    )

@@ -38,6 +38,13 @@ _SPEED = re.compile(r"^[ \t]*(?:full|half|auto)-duplex, (?P<value>\d+) (?P<unit>
 _RESETS = re.compile(rf"^[ \t]*(?P<n>{_NUMBER}) interface resets", re.M)
 _CRC = re.compile(rf"(?:^|[ \t])(?P<n>{_NUMBER}) CRC(?:/FCS)?(?=[ \t]|$)", re.M)
 _TX_PAUSE = re.compile(rf"^[ \t]*{_NUMBER} Tx pause[ \t]*$", re.M)
+# The lines of a port's block netcfg reads: (key, a word the line holds, its pattern).
+_LINK_LINES = (
+    ("speed", "duplex", _SPEED),
+    ("resets", "interface resets", _RESETS),
+    ("crc", "CRC", _CRC),
+    ("tx_pause", "Tx pause", _TX_PAUSE),
+)
 _RULE = re.compile(r"^-{20,}[ \t]*$", re.M)
 _QUEUING_FOR = re.compile(r"^(?:Egress|Ingress) Queuing for (?P<name>\S+)", re.M)
 _GROUP = re.compile(r"^\|[ \t]*QOS GROUP (?P<group>\d+)[ \t]*\|", re.M)
@@ -93,11 +100,16 @@ def _sections(pattern: re.Pattern[str], text: str) -> list[tuple[re.Match[str], 
 
 
 def read_links(text: str | None) -> tuple[dict[str, PortLink], str | None]:
-    """Front-panel ports of `show interface`, or why the output cannot be read."""
+    """Front-panel ports of `show interface`, or why the output cannot be read. Read line by line."""
     if text is None:
         return {}, "output missing"
-    text = text.replace("\r", "")
-    blocks = _sections(_HEADER, text)
+    blocks: list[tuple[re.Match[str], list[str]]] = []
+    for line in text.replace("\r", "").splitlines():
+        header = _HEADER.match(line) if line[:1] not in ("", " ") else None
+        if header is not None:
+            blocks.append((header, []))
+        elif blocks:
+            blocks[-1][1].append(line)
     if not blocks:
         return {}, "no '<interface> is up|down' line"
     links: dict[str, PortLink] = {}
@@ -105,20 +117,25 @@ def read_links(text: str | None) -> tuple[dict[str, PortLink], str | None]:
         name = normal_name(header.group("name"))
         if not _front_panel(name):
             continue
+        found: dict[str, re.Match[str]] = {}
+        for line in body:
+            for key, word, pattern in _LINK_LINES:
+                if word in line and key not in found:
+                    match = pattern.search(line)
+                    if match is not None:
+                        found[key] = match
         # Every port's block ends with its TX section: one without it was cut short.
-        if not _TX_PAUSE.search(body):
+        if "tx_pause" not in found:
             return {}, f"output cut short: the block of {name} has no 'Tx pause' line"
-        speed = _SPEED.search(body)
         gbps = None
-        if speed is not None:
-            value = int(speed.group("value"))
-            gbps = value if speed.group("unit") == "G" else value // 1000 if value % 1000 == 0 else None
-        resets, crc = _RESETS.search(body), _CRC.search(body)
+        if "speed" in found:
+            value, unit = int(found["speed"].group("value")), found["speed"].group("unit")
+            gbps = value if unit == "G" else value // 1000 if value % 1000 == 0 else None
         links[name] = PortLink(
             up=header.group("state") == "up",
             speed_gbps=gbps,
-            resets=_int(resets.group("n")) if resets else None,
-            crc=_int(crc.group("n")) if crc else None,
+            resets=_int(found["resets"].group("n")) if "resets" in found else None,
+            crc=_int(found["crc"].group("n")) if "crc" in found else None,
         )
     return links, None
 
@@ -149,32 +166,47 @@ def read_symbol_errors(text: str | None) -> tuple[dict[str, int | None], str | N
 
 
 def read_queuing(text: str | None) -> tuple[dict[str, _Queuing], str | None]:
+    """Per port: drops per qos-group, the port's ingress overflow drops, pause frames per CoS. Read
+    line by line (a 64-port switch prints some 10,000 lines)."""
     if text is None:
         return {}, "output missing"
-    text = text.replace("\r", "")
-    sections = _sections(_QUEUING_FOR, text)
-    if not sections and not _SLOT.search(text):
-        return {}, "no 'slot N' line and no 'Egress Queuing for <interface>' section"
+    lines = text.replace("\r", "").splitlines()
     ports: dict[str, _Queuing] = {}
-    for heading, body in sections:
-        name = normal_name(heading.group("name"))
-        port = ports.setdefault(name, _Queuing())
-        if heading.group(0).startswith("Egress"):
-            for group, block in _sections(_GROUP, body):
-                drops = _GROUP_DROPS.search(block)
-                if drops is not None:
-                    port.drops[int(group.group("group"))] = _int(drops.group("uc")) + _int(drops.group("mc"))
+    port: _Queuing | None = None
+    egress = per_port = False
+    group: int | None = None
+    for line in lines:
+        heading = _QUEUING_FOR.match(line) if "Queuing for" in line else None
+        if heading is not None:
+            port = ports.setdefault(normal_name(heading.group("name")), _Queuing())
+            egress, per_port, group = line.startswith("Egress"), False, None
+        elif port is None:
             continue
-        # Ingress: the port's own overflow count (a `Per Slice` count may follow: not the port's).
-        per_port = body.split("Per Port Ingress Statistics", 1)
-        if len(per_port) == 2:
-            overflow = _OVERFLOW.search(per_port[1].split("Per Slice", 1)[0])
+        elif egress:
+            if "QOS GROUP" in line:
+                # `CONTROL QOS GROUP` and `SPAN QOS GROUP` are no egress queue of the port's own.
+                found = _GROUP.match(line)
+                group = int(found.group("group")) if found else None
+            elif group is not None and "Drop Pkts" in line:
+                drops = _GROUP_DROPS.match(line)
+                if drops is not None:
+                    port.drops[group] = _int(drops.group("uc")) + _int(drops.group("mc"))
+        elif line.startswith("Per Port Ingress Statistics"):
+            per_port = True
+        elif line.startswith("Per Slice"):
+            per_port = False  # the slice's counts, not the port's
+        elif per_port and "Ingress Overflow Drop Pkts" in line:
+            overflow = _OVERFLOW.match(line)
             port.overflow = _int(overflow.group("n")) if overflow else None
-        for row in _COS_ROW.finditer(body):
-            port.pause_tx[int(row.group("cos"))] = _int(row.group("tx"))
-            port.pause_rx[int(row.group("cos"))] = _int(row.group("rx"))
-    for name, port in ports.items():
-        if _front_panel(name) and (len(port.pause_rx) != 8 or len(port.drops) != 8):
+        elif line.lstrip()[:1].isdigit():
+            row = _COS_ROW.match(line)
+            if row is not None:
+                port.pause_tx[int(row.group("cos"))] = _int(row.group("tx"))
+                port.pause_rx[int(row.group("cos"))] = _int(row.group("rx"))
+    if not ports and not any(_SLOT.match(line) for line in lines):
+        return {}, "no 'slot N' line and no 'Egress Queuing for <interface>' section"
+    for name, found in ports.items():
+        if _front_panel(name) and (len(found.pause_rx) != 8 or len(found.drops) != 8):
             return {}, f"output cut short: {name} lacks some of the 8 qos-groups or PFC CoS rows"
     return ports, None
 
