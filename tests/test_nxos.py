@@ -366,7 +366,7 @@ def outputs(**replace: str) -> dict[str, str]:
 
 def test_live_outputs_pfc_bitmap_version_and_lldp():
     state = NXOS.parse_outputs(outputs(), LEAF)
-    assert state.unparsed == {} and state.facets == {"qos", "version", "lldp"}
+    assert state.unparsed == {} and state.facets == {"qos", "version", "lldp", "link", "counters"}
     assert (state.os_version, state.model) == ("10.3(6)", "Nexus9000 C9364D-GX2A")
     ports = state.interfaces
     # `On (8)`: bitmap 0x08, CoS 3.

@@ -78,6 +78,10 @@ def test_damaged_outputs_are_one_unknown_each_not_a_list_of_errors(audit):
         "readable output of 'show running-config'",
         "readable output of 'show interface priority-flow-control'",
         "readable output of 'show lldp neighbors detail'",
+        "readable output of 'show interface'",
+        "readable output of 'show interface counters errors'",
+        "readable output of 'show queuing interface'",
+        "readable output of 'show queuing pfc-queue detail'",
     }
 
 

@@ -21,6 +21,7 @@ from netcfg.model import (
     Watchdog,
 )
 from netcfg.platforms import get_platform
+from netcfg.platforms.nxos.counters import read_links
 from netcfg.platforms.nxos.mqc import read_mqc
 from netcfg.platforms.nxos.text import split_config
 from netcfg.policy import load_policy
@@ -243,10 +244,42 @@ def test_lldp_neighbors_detail(path: str, neighbors: list[tuple[str, str, str]])
     assert "show lldp neighbors detail" not in state.unparsed and "lldp" in state.facets
 
 
+def test_show_interface_link_state_flaps_and_crc():
+    """ntc-templates' `show interface`: a 10G port up (1 reset, `0 CRC/FCS`), one down with `SFP not
+    inserted` at its set 10G, a 40G port with 11 resets and `20 CRC/FCS`; the routed subinterface of
+    a port-channel is no front-panel port."""
+    state = NXOS.parse_outputs({"show_interface": read("show/nxos_show_interface_mtu9100_1550.raw")}, SWITCH)
+    assert "show interface" not in state.unparsed and "link" in state.facets
+    link = {name: (p.oper_up, p.speed_gbps) for name, p in state.interfaces.items()}
+    assert link == {"Ethernet2/1": (True, 10), "Ethernet1/1": (False, 10), "Ethernet12/4": (True, 40)}
+    links, _ = read_links(read("show/nxos_show_interface_mtu9100_1550.raw"))
+    assert {n: (k.resets, k.crc) for n, k in links.items()} == {
+        "Ethernet2/1": (1, 0),
+        "Ethernet1/1": (3, 0),
+        "Ethernet12/4": (11, 20),
+    }
+
+
+def test_show_interface_of_port_channels_loopback_and_vlan_has_no_fabric_port():
+    """A `show interface` of port-channels (one `No operational members`), a loopback and an SVI:
+    readable, and none of them a front-panel link, so no link state is claimed."""
+    state = NXOS.parse_outputs({"show_interface": read("show/nxos_show_interface_mtu9216.raw")}, SWITCH)
+    assert "show interface" not in state.unparsed
+    assert "link" not in state.facets and state.interfaces == {}
+
+
+SHOW_INTERFACE_SAMPLES = ["show/nxos_show_interface_mtu9100_1550.raw", "show/nxos_show_interface_mtu9216.raw"]
+
+
+@pytest.mark.parametrize("path", SHOW_INTERFACE_SAMPLES)
+@pytest.mark.parametrize("file", sorted(set(COMMANDS) - {"show_interface"}))
+def test_show_interface_is_no_other_collected_output(path: str, file: str):
+    state = NXOS.parse_outputs({file: read(path)}, SWITCH)
+    assert COMMANDS[file] in state.unparsed
+
+
 NOT_WHAT_IS_COLLECTED = [
     "show/nxos_show_lldp_neighbors.raw",  # the summary table: netcfg collects the detail
-    "show/nxos_show_interface_mtu9100_1550.raw",
-    "show/nxos_show_interface_mtu9216.raw",
     "show/nxos_show_version_nxapi_nxosv_7.3.json",
 ]
 
@@ -269,6 +302,7 @@ def test_every_nxos_sample_is_covered():
         "show/nxos_show_interface_priority-flow-control_ucs_fi.txt",
         "show/nxos_show_lldp_neighbors_detail.raw",
         "show/nxos_show_lldp_neighbors_detail_napalm.txt",
+        *SHOW_INTERFACE_SAMPLES,
         *NOT_WHAT_IS_COLLECTED,
     }
     present = {f"nxos/{p.name}" for p in (CORPUS / "nxos").iterdir()}

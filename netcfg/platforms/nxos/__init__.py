@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, ClassVar
 from netcfg.lab.profile import CliProfile
 from netcfg.model import Device, DeviceState
 from netcfg.platforms.base import Command, Platform, register
-from netcfg.platforms.nxos import lab, parse, remediation, render, secrets
+from netcfg.platforms.nxos import counters, lab, parse, remediation, render, secrets
 
 if TYPE_CHECKING:
     from netcfg.remediation import Remediation
@@ -41,10 +41,14 @@ class Nxos(Platform):
         r"show running-config",
         r"show interface priority-flow-control",
         r"show lldp neighbors detail",
+        r"show interface",
+        r"show interface counters errors",
+        r"show queuing interface",
+        r"show queuing pfc-queue detail",
     )
 
     def commands(self, device: Device) -> list[Command]:
-        return [parse.SHOW_VERSION, parse.SHOW_RUNNING, parse.SHOW_PFC, parse.SHOW_LLDP]
+        return [parse.SHOW_VERSION, parse.SHOW_RUNNING, parse.SHOW_PFC, parse.SHOW_LLDP, *counters.COMMANDS]
 
     def render_config(self, state: DeviceState, device: Device) -> str:
         return render.render(state)

@@ -6,7 +6,8 @@ import dataclasses
 import re
 import zlib
 
-from netcfg.model import DeviceState, Watchdog
+from netcfg.model import DeviceState, InterfaceState, PortCounters, Watchdog
+from netcfg.platforms.nxos.counters import SHOW_ERRORS, SHOW_INTERFACE, SHOW_QUEUING, SHOW_WATCHDOG
 from netcfg.platforms.nxos.parse import SHOW_LLDP, SHOW_PFC, SHOW_RUNNING, SHOW_VERSION
 from netcfg.platforms.nxos.render import Live, render
 from netcfg.platforms.nxos.text import is_ethernet_port
@@ -45,6 +46,7 @@ def outputs(state: DeviceState) -> dict[str, str]:
         ),
         SHOW_RUNNING.cli: render(state, live),
         SHOW_PFC.cli: template("nxos/show_interface_pfc.j2").render(ports=_pfc_rows(state)),
+        **_link_outputs(state),
         SHOW_LLDP.cli: template("nxos/show_lldp_neighbors_detail.j2").render(
             neighbors=[
                 {
@@ -68,8 +70,114 @@ def _pfc_rows(state: DeviceState) -> list[dict[str, str]]:
         mode = {True: "On", False: "Off"}.get(port.pfc_enabled, "Auto")
         bitmap = sum(1 << p for p in port.no_drop_priorities or ())
         oper = f"On  ({bitmap:x})" if port.pfc_enabled else "Off"
-        rows.append({"name": name, "mode": mode, "oper": oper})
+        counters = state.counters.get(name, _NONE)
+        rx, tx = sum(counters.pause_rx.values()), sum(counters.pause_tx.values())
+        rows.append({"name": name, "mode": mode, "oper": oper, "rx": rx, "tx": tx})
     return rows
+
+
+# What a port the lab plays no traffic on counts: nothing.
+_NONE = PortCounters(link_downs=0, crc_errors=0, symbol_errors=0, no_buffer_discards=0)
+
+
+def _link_outputs(state: DeviceState) -> dict[str, str]:
+    """`show interface` and the counter commands, for the front-panel ports whose link state the
+    state knows (every cabled port of a lab switch); the counters of a port that is down read 0."""
+    ports = [
+        (name, port, state.counters.get(name, _NONE))
+        for name, port in state.interfaces.items()
+        if name.startswith("Ethernet") and port.oper_up is not None
+    ]
+    # The PFC priority that pauses each qos-group where it is not the group's own (tc_pfc).
+    group_of_cos = {cos: group for group, cos in state.tc_pfc.items()}
+    watchdog = state.watchdog
+    polling = watchdog.polling_ms or 100
+    return {
+        SHOW_INTERFACE.cli: template("nxos/show_interface.j2").render(
+            mgmt_mac=_mac(f"{state.name}/mgmt0"),
+            ports=[_interface_row(state.name, name, port, c) for name, port, c in ports],
+        ),
+        SHOW_ERRORS.cli: template("nxos/show_interface_counters_errors.j2").render(
+            ports=[
+                {
+                    "short": name.replace("Ethernet", "Eth", 1),
+                    "crc": c.crc_errors or 0,
+                    "symbol": c.symbol_errors or 0,
+                }
+                for name, _, c in ports
+            ]
+        ),
+        SHOW_QUEUING.cli: template("nxos/show_queuing_interface.j2").render(
+            ports=[_queuing_row(name, port, c, group_of_cos) for name, port, c in ports]
+        ),
+        SHOW_WATCHDOG.cli: template("nxos/show_queuing_pfc_queue_detail.j2").render(
+            enabled=watchdog.enabled,
+            interval=polling,
+            shutdown=(watchdog.detection_ms or polling) // polling,
+            restore=(watchdog.restoration_ms or 10 * polling) // polling,
+            ports=[
+                {
+                    "name": name,
+                    "enabled": bool(port.watchdog),
+                    "groups": [
+                        {
+                            "group": group_of_cos.get(cos, cos),
+                            "cos": cos,
+                            "stormed": cos in c.stormed,
+                            "shutdowns": storms,
+                        }
+                        for cos, storms in sorted(c.watchdog_storms.items())
+                    ],
+                }
+                for name, port, c in ports
+            ],
+        ),
+    }
+
+
+def _interface_row(device: str, name: str, port: InterfaceState, c: PortCounters) -> dict[str, object]:
+    return {
+        "name": name,
+        "up": port.oper_up,
+        "speed": port.speed_gbps,
+        "mtu": port.mtu or 1500,
+        "description": port.description,
+        "mac": _mac(f"{device}/{name}"),
+        "resets": c.link_downs or 0,
+        "crc": c.crc_errors or 0,
+        "rx_pause": sum(c.pause_rx.values()),
+        "tx_pause": sum(c.pause_tx.values()),
+    }
+
+
+def _queuing_row(
+    name: str, port: InterfaceState, c: PortCounters, group_of_cos: dict[int, int]
+) -> dict[str, object]:
+    paused = port.no_drop_priorities or frozenset()
+    buffers = {
+        group: (
+            "-" if b.size is None else b.size,
+            "-" if b.xoff is None else b.xoff,
+            "-" if b.xon is None else b.xon,
+        )
+        for group, b in port.pg_buffers.items()
+    }
+    return {
+        "name": name,
+        "strict": port.strict_queues,
+        "groups": [{"group": g, "drops": c.queue_drops.get(g, 0)} for g in range(8)],
+        "buffers": buffers,
+        "overflow": c.no_buffer_discards or 0,
+        "cos": [
+            {
+                "cos": cos,
+                "group": group_of_cos.get(cos, cos) if cos in paused else 0,
+                "tx": c.pause_tx.get(cos, 0),
+                "rx": c.pause_rx.get(cos, 0),
+            }
+            for cos in range(8)
+        ],
+    }
 
 
 def _mac(name: str) -> str:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from netcfg.model import Device, DeviceState, InterfaceState, LldpNeighbor, PgBuffer, Watchdog
 from netcfg.parsing import many, one, ttp_parse
 from netcfg.platforms.base import Command
+from netcfg.platforms.nxos import counters
 from netcfg.platforms.nxos.mqc import (
     PLATFORM,
     Classification,
@@ -294,6 +295,7 @@ def parse_outputs(outputs: dict[str, str], device: Device) -> DeviceState:
     _read_version(state, outputs.get(SHOW_VERSION.file))
     _read_pfc(state, outputs.get(SHOW_PFC.file))
     _read_lldp(state, outputs.get(SHOW_LLDP.file))
+    counters.read(state, outputs)
     return state
 
 
