@@ -250,8 +250,11 @@ def read_queues(text: str) -> QueueReadings:
             readings.problem = "no 'Physical interface:' block"
         return readings
     name, section = last
-    if "\nQueue: " in section and _QUEUE_END not in section[section.rfind("\nQueue: ") :]:
-        readings.problem = f"output cut short: the last queue of {name} ends early"
+    in_use, _ = _rest(section, "\nEgress queues: ")
+    listed = section.count("\nQueue: ")
+    whole = in_use is not None and in_use.endswith(f" {listed} in use")
+    if not whole or (listed and _QUEUE_END not in section[section.rfind("\nQueue: ") :]):
+        readings.problem = f"output cut short: the queues of {name} end early"
     return readings
 
 
