@@ -14,11 +14,16 @@ from hypothesis import strategies as st
 
 from netcfg.inventory import load_fabric
 from netcfg.lab.devices import DeviceFaults
+from netcfg.lab.health import EPOCH, HEALTHY, with_counters
 from netcfg.lab.snapshot import SimulatedDevice, simulated_devices
-from netcfg.model import Device, DeviceState, PortCounters, Role
+from netcfg.model import Device, DeviceState, Endpoint, PortCounters, Role
+from netcfg.nornir_inventory import Login
 from netcfg.platforms import get_platform
+from netcfg.platforms.base import is_read_only
 from netcfg.platforms.junos import counters
 from netcfg.policy import load_policy
+from netcfg.sources import snapshot_states
+from tests.live_lab import live_audit
 from tests.test_junos import write_junos_lab
 from tests.test_roundtrip import SETTINGS
 
@@ -62,8 +67,6 @@ def as_junos_prints(state: DeviceState) -> dict[str, PortCounters]:
 
 def _lab_read(simulated: SimulatedDevice) -> DeviceState:
     """The simulated device's state as the lab prints it at NOW."""
-    from netcfg.lab.health import with_counters
-
     return with_counters(simulated.state, simulated.rates, simulated.roce_queue, NOW, simulated.reads)
 
 
@@ -314,6 +317,49 @@ def test_counter_commands_are_read_only_and_left_out_of_fingerprints(junos_lab):
     fabric, _ = junos_lab
     device = fabric.devices[LEAF]
     assert JUNOS.counter_files(device) == {EXTENSIVE, QUEUE}
-    from netcfg.platforms.base import is_read_only
-
     assert all(is_read_only(JUNOS, c.cli) for c in JUNOS.commands(device))
+
+
+# --- collected over SSH --------------------------------------------------------------------------------
+
+LIVE_FAULTS = {
+    "leaf-su1-r1": DeviceFaults(speed_gbps={"et-0/0/31": 200}),
+    "leaf-su1-r2": DeviceFaults(link_down=["et-0/0/30"]),
+    "spine1": DeviceFaults(pause_storm=["et-0/0/0"]),
+}
+
+
+def test_an_audit_over_ssh_reads_the_lab_link_state_and_counters_faults_included(junos_lab, tmp_path_factory):
+    """netcfg audit of the all-Junos lab (Nornir + netmiko to the lab on 127.0.0.1): the snapshot
+    parses to the lab's link state, its counters at the lab's rates, and the seeded faults."""
+    fabric, policy = junos_lab
+    audit = live_audit(fabric, policy, LIVE_FAULTS, Login("auditor", "Junos-lab-s3cret"), tmp_path_factory)
+    states = snapshot_states(fabric, audit.snapshot)
+    assert states == {n: c.state for n, c in audit.collected.items()}
+    lab = simulated_devices(fabric, policy, LIVE_FAULTS)
+    for name in ("leaf-su1-r1", "leaf-su1-r2", "spine1", "spine2"):
+        state = states[name]
+        assert {"link", "counters"} <= state.facets and state.unparsed == {}
+        assert {n: (p.oper_up, p.speed_gbps) for n, p in state.interfaces.items()} == {
+            n: (p.oper_up, p.speed_gbps) for n, p in lab[name].state.interfaces.items()
+        }
+        # Counters grow at the lab's rates since its epoch: read at most a few seconds before read_at.
+        elapsed = state.read_at - EPOCH
+        for port, c in state.counters.items():
+            assert (
+                HEALTHY.fec_corrected * (elapsed - 30) <= c.fec_corrected <= HEALTHY.fec_corrected * elapsed
+            ), port
+            assert c.link_downs >= 1 and c.crc_errors == c.fec_uncorrected == 0
+    # The half-speed uplink runs at 200G on both ends; the down uplink is down on both ends.
+    half = fabric.peer(Endpoint("leaf-su1-r1", "et-0/0/31"))
+    down = fabric.peer(Endpoint("leaf-su1-r2", "et-0/0/30"))
+    assert half.device == "spine2" and states["spine2"].interfaces[half.interface].speed_gbps == 200
+    assert states["leaf-su1-r1"].interfaces["et-0/0/31"].speed_gbps == 200
+    assert states["leaf-su1-r2"].interfaces["et-0/0/30"].oper_up is False
+    assert down.device == "spine1" and states["spine1"].interfaces[down.interface].oper_up is False
+    assert down.interface not in states["spine1"].counters
+    # The pause storm: thousands of times the pause frames of a healthy port.
+    spine = states["spine1"].counters
+    assert down.interface != "et-0/0/0"
+    healthy = next(c for p, c in spine.items() if p != "et-0/0/0")
+    assert min(spine["et-0/0/0"].pause_rx.values()) > 1000 * max(healthy.pause_rx.values()) > 0
