@@ -121,7 +121,7 @@ def read_extensive(text: str) -> Readings:
     for name, section in _blocks(text):
         if not _ETHERNET.fullmatch(name):
             continue
-        first_line = section.partition("\n")[0]
+        first_line = section.partition("\n")[0].rstrip()
         if not first_line.endswith((", Physical link is Up", ", Physical link is Down")):
             readings.problem = f"{name}: no 'Physical link is Up/Down'"
             return readings
