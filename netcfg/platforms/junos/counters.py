@@ -136,15 +136,14 @@ def read_extensive(text: str) -> Readings:
     return readings
 
 
-def _rest(section: str, label: str, start: int = 0) -> tuple[str | None, int]:
-    """What follows `label` on its line (None: no such line), and where that line ends."""
-    at = section.find(label, start)
+def _rest(section: str, label: str) -> str | None:
+    """What follows `label` on its line (None: no such line)."""
+    at = section.find(label)
     if at < 0:
-        return None, start
+        return None
     at += len(label)
     end = section.find("\n", at)
-    end = len(section) if end < 0 else end
-    return section[at:end], end
+    return section[at : len(section) if end < 0 else end]
 
 
 def _count(text: str | None) -> int | None:
@@ -156,9 +155,10 @@ def _count(text: str | None) -> int | None:
     return int(digits) if digits.isdigit() else None
 
 
-# Each counter of a port's physical section: the text before its value. Junos prints them in this
-# order, so each search starts where the previous line ended. `str.find` keeps this cheap: a
-# fabric's audit reads thousands of these blocks.
+# Each counter of a port's physical section: the line it is on (where a label is printed on more
+# than one line: `Resource errors` is on the input and the output errors line), and the text before
+# its value. `str.find`, not a regular expression, keeps this cheap: a fabric's audit reads
+# thousands of these blocks.
 _FIELDS = (
     ("no_buffer_discards", "\n  Input errors:\n", "Resource errors: "),
     ("link_downs", "\n  Output errors:\n", "Carrier transitions: "),
@@ -173,11 +173,11 @@ _PRIORITY = "    Priority : "
 
 # Scalar counters in `_FIELDS` order, then (priority, rx, tx) of each PFC line; None: no counter.
 _Counted = tuple[tuple[int | None, ...], tuple[tuple[int, int, int], ...]] | None
-_COUNTERS_FROM = "\n  Input errors:\n"
+_COUNTERS_FROM = _FIELDS[0][1]
 
 
 def _port(up: bool, section: str) -> PortReading:
-    speed_text, _ = _rest(section, "\n  Link-level type: ")
+    speed_text = _rest(section, "\n  Link-level type: ")
     speed = None
     if speed_text is not None and "Speed: " in speed_text:
         speed = speed_gbps(speed_text.split("Speed: ", 1)[1].split(",", 1)[0])
@@ -200,16 +200,15 @@ def _counted(section: str) -> _Counted:
     scalars: list[int | None] = []
     for _, within, label in _FIELDS:
         if within:
-            # A label Junos prints on more than one line (Resource errors) is read on its own line.
             at = section.find(within)
             if at < 0:
                 scalars.append(None)
                 continue
             start = at + len(within)
             end = section.find("\n", start)
-            value, _ = _rest(section[start : end if end >= 0 else len(section)], label)
+            value = _rest(section[start : end if end >= 0 else len(section)], label)
         else:
-            value, _ = _rest(section, label)
+            value = _rest(section, label)
         scalars.append(_count(value))
     pauses = []
     at = section.find(_PFC)
@@ -250,7 +249,7 @@ def read_queues(text: str) -> QueueReadings:
             readings.problem = "no 'Physical interface:' block"
         return readings
     name, section = last
-    in_use, _ = _rest(section, "\nEgress queues: ")
+    in_use = _rest(section, "\nEgress queues: ")
     listed = section.count("\nQueue: ")
     whole = in_use is not None and in_use.endswith(f" {listed} in use")
     if not whole or (listed and _QUEUE_END not in section[section.rfind("\nQueue: ") :]):
