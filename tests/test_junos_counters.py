@@ -84,7 +84,7 @@ def _fixture_state() -> DeviceState:
 def test_a_qfx_reads_as_printed_ports_only():
     state = _fixture_state()
     assert {"link", "counters"} <= state.facets
-    assert not {EXTENSIVE, QUEUE} & {c.replace(" ", "_") for c in state.unparsed}
+    assert not {"show interfaces extensive", "show interfaces queue"} & set(state.unparsed)
     # Management, aggregate and loopback interfaces and logical units are not fabric ports.
     assert {n: (p.oper_up, p.speed_gbps) for n, p in state.interfaces.items()} == {
         "et-0/0/0": (True, 400),
@@ -92,6 +92,7 @@ def test_a_qfx_reads_as_printed_ports_only():
         "et-0/0/2": (False, 800),  # administratively down: its link is down too
         "et-0/0/3:0": (True, 200),
     }
+    assert set(state.counters) == set(state.interfaces)
     up = state.counters["et-0/0/0"]
     assert up == PortCounters(
         link_downs=3,
