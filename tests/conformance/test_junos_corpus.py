@@ -155,6 +155,22 @@ def test_show_interfaces_is_not_what_netcfg_collects(file: str, command: str) ->
     assert state.interfaces == {} and state.lldp == [] and state.os_version is None
 
 
+def test_show_interfaces_reads_the_link_state_it_prints() -> None:
+    """`show interfaces` prints the link and speed of `show interfaces extensive` (its counters
+    not): read as the extensive form, the 10G port is up at 10 Gb/s, with no counter guessed."""
+    state = JUNOS.parse_outputs(
+        _outputs(
+            show_interfaces_extensive=read("show/junos_show_interfaces_mtu9114.raw"), show_interfaces_queue=""
+        ),
+        LEAF,
+    )
+    assert "show interfaces extensive" not in state.unparsed and "link" in state.facets
+    assert {n: (p.oper_up, p.speed_gbps, p.mtu) for n, p in state.interfaces.items()} == {
+        "xe-0/1/0": (True, 10, None)
+    }
+    assert state.counters == {} and "counters" not in state.facets
+
+
 OTHERS = sorted(
     str(p.relative_to(CORPUS))
     for p in CORPUS.rglob("*")

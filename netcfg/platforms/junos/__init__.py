@@ -5,7 +5,9 @@ lossless one `no-loss` with its `pfc-priority`), a DSCP classifier, drop profile
 strict-high schedulers and their scheduler maps, a congestion-notification profile per cable
 length (DSCP-based PFC, `output ieee-802.1 ... flow-control-queue`, `pfc-watchdog`,
 `input cable-length`), the bindings of each fabric port, and its MTU. Read back:
-`show configuration | display set` (or a brace-form file), `show version`, `show lldp neighbors`.
+`show configuration | display set` (or a brace-form file), `show version`, `show lldp neighbors`,
+and the ports' link state and counters from `show interfaces extensive` and `show interfaces queue`
+(`counters`).
 What Junos expresses differently from the policy, and the defaults relied on: `facts`.
 """
 
@@ -16,7 +18,7 @@ from typing import ClassVar
 from netcfg.lab.profile import CliProfile
 from netcfg.model import Device, DeviceState
 from netcfg.platforms.base import Command, Platform, register
-from netcfg.platforms.junos import facts, outputs, parse, render, secrets
+from netcfg.platforms.junos import counters, facts, outputs, parse, render, secrets
 from netcfg.platforms.junos.remediate import remediation
 from netcfg.platforms.junos.syntax import read_config
 from netcfg.remediation import Remediation
@@ -28,6 +30,9 @@ SHOW_CONFIG_COUNT = Command(
 )
 SHOW_VERSION = Command("show version", "show_version")
 SHOW_LLDP = Command("show lldp neighbors", "show_lldp_neighbors")
+# Every port's link state and counters, and its egress queues' drops and ECN marks: one command each.
+SHOW_EXTENSIVE = Command("show interfaces extensive", "show_interfaces_extensive", counters=True)
+SHOW_QUEUE = Command("show interfaces queue", "show_interfaces_queue", counters=True)
 HIER_CONFIG_PLATFORM = "JUNIPER_JUNOS"
 # parse_config's name for the text it was given (a file or the collected config) in `unparsed`.
 RUNNING_CONFIG = "configuration"
@@ -57,6 +62,8 @@ class Junos(Platform):
         r"show configuration \| display set \| count",
         r"show version",
         r"show lldp neighbors",
+        r"show interfaces extensive",
+        r"show interfaces queue",
     )
     port_buffer_settings: ClassVar[frozenset[str]] = frozenset({"cable_m"})
     default_cable_m: ClassVar[int | None] = facts.DEFAULT_CABLE_M
@@ -65,7 +72,7 @@ class Junos(Platform):
     rule_modules: ClassVar[tuple[str, ...]] = ("netcfg.platforms.junos.rules",)
 
     def commands(self, device: Device) -> list[Command]:
-        return [SHOW_CONFIG, SHOW_CONFIG_COUNT, SHOW_VERSION, SHOW_LLDP]
+        return [SHOW_CONFIG, SHOW_CONFIG_COUNT, SHOW_VERSION, SHOW_LLDP, SHOW_EXTENSIVE, SHOW_QUEUE]
 
     def render_config(self, state: DeviceState, device: Device) -> str:
         return render.render_config(state)
@@ -79,6 +86,8 @@ class Junos(Platform):
             SHOW_CONFIG_COUNT.cli: outputs.count(config),
             SHOW_VERSION.cli: outputs.show_version(state.name, state.model, state.os_version),
             SHOW_LLDP.cli: outputs.show_lldp_neighbors(state.lldp),
+            SHOW_EXTENSIVE.cli: counters.show_interfaces_extensive(state),
+            SHOW_QUEUE.cli: counters.show_interfaces_queue(state),
         }
 
     def parse_config(self, text: str, device: Device) -> DeviceState:
@@ -125,6 +134,7 @@ class Junos(Platform):
             # One unreadable table, not a missing neighbour on every port (rail.cabling).
             state.facets -= {"lldp"}
         state.lldp = lldp or []
+        _read_counters(state, outputs_by_file)
         return state
 
     def mask_secrets(self, text: str) -> str:
@@ -132,6 +142,29 @@ class Junos(Platform):
 
     def remediate(self, device: str, intended: str, running: str) -> Remediation | None:
         return remediation(device, intended, running, HIER_CONFIG_PLATFORM)
+
+
+def _read_counters(state: DeviceState, outputs_by_file: dict[str, str]) -> None:
+    """Link state ("link") and counters ("counters") of the ports, each facet only when the outputs
+    that carry it were read. An empty output shows no port (the lab's devices without link state)."""
+    extensive = outputs_by_file.get(SHOW_EXTENSIVE.file)
+    queue = outputs_by_file.get(SHOW_QUEUE.file)
+    links = counters.read_extensive(extensive or "")
+    queues = counters.read_queues(queue or "")
+    for command, text, problem in (
+        (SHOW_EXTENSIVE, extensive, links.problem),
+        (SHOW_QUEUE, queue, queues.problem),
+    ):
+        why = "output missing" if text is None else problem
+        if why is not None:
+            state.unparsed[command.cli] = why
+    if extensive is None or links.problem is not None:
+        return
+    counters.apply(state, links, queues if queue is not None and queues.problem is None else None)
+    if links.ports:
+        state.facets |= {"link"}
+    if queue is not None and queues.problem is None and state.counters:
+        state.facets |= {"counters"}
 
 
 def _cut_short(text: str, outputs_by_file: dict[str, str]) -> str | None:
