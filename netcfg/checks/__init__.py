@@ -3,13 +3,14 @@ the shared ones here, then each platform's own (`Platform.rule_modules`)."""
 
 from importlib import import_module
 
-from netcfg.checks import collection, device, fabric, link, plan
+from netcfg.checks import cabling, collection, device, fabric, link, plan
 from netcfg.checks.base import RULES, Finding, Severity
 from netcfg.checks.runner import run_checks, worst
 from netcfg.platforms.base import registry
 
 __all__ = ["RULES", "Finding", "Severity", "run_checks", "worst"]
 _RULE_MODULES = (
+    cabling,
     collection,
     device,
     fabric,

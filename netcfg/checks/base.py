@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
@@ -73,10 +73,13 @@ class CheckContext:
     fabric: Fabric
     policy: Policy
     states: dict[str, DeviceState]
+    # What several rules of one run work out together (the cabling classification), by name.
+    memo: dict[str, object] = field(default_factory=dict)
 
 
-# device: f(state, device, ctx); link: f(link, state_a, state_b, ctx); fabric: f(ctx).
-Scope = Literal["device", "link", "fabric"]
+# device: f(state, device, ctx); link: f(link, state_a, state_b, ctx); fabric: f(ctx);
+# waivers: f(waivers, used, day, ctx), once every other rule's issues have met the waivers.
+Scope = Literal["device", "link", "fabric", "waivers"]
 
 
 @dataclass(frozen=True, slots=True)
