@@ -21,7 +21,7 @@ port that hears it is named on its own cable, so one observation makes one findi
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from netcfg.checks.base import CheckContext, Issue, Severity, rule
 from netcfg.model import Link, Role, port_sort_key
@@ -42,30 +42,43 @@ def _text(port: Port) -> str:
     return f"{port[0]}:{port[1]}"
 
 
-@dataclass(slots=True)
 class _Observed:
     """What LLDP and link state show, indexed once per run: lookups per cable stay O(1)."""
 
-    ctx: CheckContext
-    # Devices whose own LLDP table was read.
-    tables: set[str] = field(default_factory=set)
-    heard: dict[Port, list[Port]] = field(default_factory=dict)
-    heard_by: dict[Port, list[Port]] = field(default_factory=dict)
-    planned: dict[Port, tuple[Port, Link]] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        for name, state in self.ctx.states.items():
-            if "lldp" not in state.facets or state.collection_error:
+    def __init__(self, ctx: CheckContext) -> None:
+        self.ctx = ctx
+        # Devices whose own LLDP table was read, and what each of their ports hears.
+        self.tables: set[str] = set()
+        self.heard: dict[Port, list[Port]] = {}
+        self.down: set[Port] = set()
+        self.planned: dict[Port, tuple[Port, Link]] = {}
+        self._heard_by: dict[Port, list[Port]] | None = None
+        heard = self.heard
+        for name, state in ctx.states.items():
+            if state.collection_error:
+                continue
+            if "link" in state.facets:
+                self.down.update((name, p.name) for p in state.interfaces.values() if p.oper_up is False)
+            if "lldp" not in state.facets:
                 continue
             self.tables.add(name)
             for n in state.lldp:
                 local, remote = (name, n.local_interface), (n.system_name, n.port)
-                self.heard.setdefault(local, []).append(remote)
-                self.heard_by.setdefault(remote, []).append(local)
-        for link in self.ctx.fabric.links:
-            a, b = (link.a.device, link.a.interface), (link.b.device, link.b.interface)
-            self.planned[a] = (b, link)
-            self.planned[b] = (a, link)
+                seen = heard.get(local)
+                if seen is None:
+                    heard[local] = [remote]
+                else:
+                    seen.append(remote)
+
+    @property
+    def heard_by(self) -> dict[Port, list[Port]]:
+        """Who hears each port: built only when a cable needs it (a healthy fabric's never does)."""
+        if self._heard_by is None:
+            self._heard_by = {}
+            for local, remotes in self.heard.items():
+                for remote in remotes:
+                    self._heard_by.setdefault(remote, []).append(local)
+        return self._heard_by
 
     def oper_up(self, port: Port) -> bool | None:
         state = self.ctx.states.get(port[0])
@@ -115,16 +128,23 @@ def _classified(ctx: CheckContext) -> dict[str, list[Issue]]:
 def _classify(ctx: CheckContext) -> dict[str, list[Issue]]:
     obs = _Observed(ctx)
     out: dict[str, list[Issue]] = {DOWN: [], SWAPPED: [], WRONG: [], SILENT: [], UNEXPECTED: []}
+    # Cables that may be wrong, judged once every planned port is known (strays need the plan).
+    broken_ends: list[tuple[Link, Port, Port]] = []
     broken: dict[int, _Broken] = {}
-    links: dict[int, Link] = {}
     explained: set[Port] = set()
+    heard, tables, down, planned = obs.heard, obs.tables, obs.down, obs.planned
     for link in ctx.fabric.links:
         a, b = (link.a.device, link.a.interface), (link.b.device, link.b.interface)
-        down = [end for end in (a, b) if obs.oper_up(end) is False]
-        if down:
-            out[DOWN].append(_down(down[0], len(down) == 2))
+        planned[a], planned[b] = (b, link), (a, link)
+        if a in down or b in down:
+            out[DOWN].append(_down(a if a in down else b, a in down and b in down))
             explained |= {a, b}
             continue
+        # The common case first, without a call: both ends read, each hearing the other.
+        if a[0] in tables and b[0] in tables and b in heard.get(a, ()) and a in heard.get(b, ()):
+            continue
+        broken_ends.append((link, a, b))
+    for link, a, b in broken_ends:
         verdicts = [
             _Broken(end, peer, *found)
             for end, peer in ((a, b), (b, a))
@@ -133,7 +153,6 @@ def _classify(ctx: CheckContext) -> dict[str, list[Issue]]:
         if verdicts:
             # A port seen elsewhere says where the cable went; silence only that it is missing.
             broken[id(link)] = next((v for v in verdicts if v.seen), verdicts[0])
-            links[id(link)] = link
             explained |= {a, b}
     paired: set[int] = set()
     for key, fault in broken.items():
