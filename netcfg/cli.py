@@ -60,6 +60,15 @@ def load(inventory: str) -> tuple[Fabric, Policy]:
     return fabric, load_policy(fabric.policy_ref, Path(fabric.source).parent)
 
 
+def load_checked(inventory: str, args: argparse.Namespace) -> tuple[Fabric, Policy]:
+    """The fabric and policy of a command that reports findings, with the waivers they meet."""
+    from netcfg.waivers import waivers_for
+
+    fabric, policy = load(inventory)
+    fabric.waivers = waivers_for(fabric, Path(args.waivers) if args.waivers else None)
+    return fabric, policy
+
+
 @command("render")
 def cmd_render(args: argparse.Namespace, console: Console) -> int:
     fabric, policy = load(args.inventory)
@@ -117,7 +126,7 @@ def exit_code(findings: list[Finding], fail_on: Severity) -> int:
 
 @command("check")
 def cmd_check(args: argparse.Namespace, console: Console) -> int:
-    fabric, policy = load(args.inventory)
+    fabric, policy = load_checked(args.inventory, args)
     states, source = _states(args, fabric, policy)
     findings = run_checks(fabric, policy, states)
     report = Report(
@@ -258,7 +267,7 @@ def cmd_collect(args: argparse.Namespace, console: Console) -> int:
 def cmd_audit(args: argparse.Namespace, console: Console) -> int:
     from netcfg.audit import run_audit
 
-    fabric, policy = load(args.inventory)
+    fabric, policy = load_checked(args.inventory, args)
     login, connections = _login_and_connections(args, fabric)
     opts, selection = _collect_options(args), _selection(args)
     try:
@@ -401,7 +410,7 @@ def cmd_demo(args: argparse.Namespace, console: Console) -> int:
     from netcfg.resources import data_path
 
     inventory = args.inventory or str(data_path("inventories") / "lab")
-    fabric, policy = load(inventory)
+    fabric, policy = load_checked(inventory, args)
     faults = Path(args.faults) if args.faults else None
     result = run_demo(fabric, policy, faults, Path(args.out), _notes(args, console))
     result.report.inventory = fabric.source
@@ -428,8 +437,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_report_args(c)
 
     sub.add_parser("rules", help="list every rule with its id, severity and what it checks")
-    sc = sub.add_parser("schema", help="print the JSON Schema of an inventory or a policy file")
-    sc.add_argument("kind", choices=["inventory", "policy"])
+    sc = sub.add_parser("schema", help="print the JSON Schema of an inventory, policy or waivers file")
+    sc.add_argument("kind", choices=["inventory", "policy", "waivers"])
     sub.add_parser("policy-schema", help="the same as `netcfg schema policy`")
     it = sub.add_parser("init", help="write a starting inventory, faults example and policy to edit")
     it.add_argument("folder", help="folder to write into (created if missing; existing files are kept)")
@@ -539,6 +548,9 @@ def add_report_args(p: argparse.ArgumentParser) -> None:
         choices=[s.value for s in Severity],
         default="error",
         help="exit 1 when a finding is at or above this severity (default error)",
+    )
+    p.add_argument(
+        "--waivers", help="waivers file (default: waivers.yaml beside the inventory, if there is one)"
     )
 
 

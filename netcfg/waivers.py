@@ -10,16 +10,14 @@ exemptions around.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from fnmatch import translate
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
-from netcfg.checks.base import CheckContext, Issue, Severity, rule
 from netcfg.errors import InputError
 from netcfg.loader import line_of, load_model, read_yaml
 from netcfg.model import Fabric
@@ -27,10 +25,28 @@ from netcfg.model import Fabric
 WAIVERS_FILE = "waivers.yaml"
 # Names and globs of devices, rules and ports: what inventory names allow, plus glob characters and
 # the "(fabric)" of fabric-wide findings.
-_GLOB = r"^[A-Za-z0-9._:/*?\[\]!()-]+$"
-# One line of plain text: it goes into reports and the scheduler's drain reasons.
-_LINE = r"^[^\x00-\x1f\x7f]+$"
+_GLOB = re.compile(r"[A-Za-z0-9._:/*?\[\]!()-]+")
 _GLOB_CHARS = frozenset("*?[")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _glob(value: str) -> str:
+    if not _GLOB.fullmatch(value):
+        raise ValueError("expected a name or glob of letters, digits and . _ : / - * ? [ ] ! ( )")
+    return value
+
+
+def _one_line(value: str) -> str:
+    """Plain text on one line: it goes into reports and into the scheduler's drain reasons."""
+    if not value.strip():
+        raise ValueError("expected some text")
+    if _CONTROL.search(value):
+        raise ValueError("expected one line of text (no line breaks or control characters)")
+    return value
+
+
+Glob = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_glob)]
+Text = Annotated[str, AfterValidator(_one_line)]
 
 
 def today() -> date:
@@ -39,11 +55,9 @@ def today() -> date:
 
 
 def _iso_date(value: object) -> object:
-    """A date as YAML gives it (2026-12-31 unquoted) or as a quoted "2026-12-31"; nothing else
-    (pydantic alone would read a number as seconds since 1970)."""
-    if isinstance(value, datetime):
-        raise ValueError("expected a date YYYY-MM-DD, not a time")
-    if isinstance(value, date):
+    """A date written YYYY-MM-DD (netcfg's YAML loader keeps dates as text); nothing else, as
+    pydantic alone would read a number as seconds since 1970 and a time as its day."""
+    if isinstance(value, date) and not isinstance(value, datetime):
         return value
     if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
         try:
@@ -58,28 +72,16 @@ class Waiver(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    device: str = Field(
-        pattern=_GLOB,
-        max_length=200,
-        description="Device name or glob (`gpu0*`, `leaf-su[12]-r3`); `(fabric)` for fabric-wide findings.",
+    device: Glob = Field(
+        description="Device name or glob (`gpu0*`, `leaf-su[12]-r3`); `(fabric)` for fabric-wide findings."
     )
-    rule: str = Field(
-        pattern=_GLOB,
-        max_length=200,
-        description="Rule id or glob (`cabling.*`), as `netcfg rules` lists them.",
-    )
-    interface: str | None = Field(
+    rule: Glob = Field(description="Rule id or glob (`cabling.*`), as `netcfg rules` lists them.")
+    interface: Glob | None = Field(
         None,
-        pattern=_GLOB,
-        max_length=200,
         description="Port or NIC name or glob (`Ethernet3*`); left out: every port, and findings of no port.",
     )
-    owner: str = Field(
-        min_length=1, max_length=200, pattern=_LINE, description="Who answers for the exemption."
-    )
-    reason: str = Field(
-        min_length=1, max_length=500, pattern=_LINE, description="Why the finding is accepted for now."
-    )
+    owner: Text = Field(max_length=200, description="Who answers for the exemption.")
+    reason: Text = Field(max_length=500, description="Why the finding is accepted for now.")
     expires: Annotated[date, BeforeValidator(_iso_date)] = Field(
         description="Last day the waiver holds (YYYY-MM-DD, UTC); from the next day the finding fails again."
     )
@@ -192,23 +194,3 @@ def waivers_for(fabric: Fabric, path: Path | None) -> Waivers | None:
             return None
         path = beside
     return load_waivers(path, fabric)
-
-
-@rule("waiver.unused", Severity.INFO, scope="waivers", facet=None)
-def check_unused(waivers: Waivers, used: set[int], day: date, ctx: CheckContext) -> Iterator[Issue]:
-    """A waiver matches no finding of a device this run checked: what it exempted is fixed (or the
-    waiver names it wrongly), and it can go. Named at its line in the waivers file."""
-    checked = {*ctx.states, "(fabric)"}
-    for i, w in enumerate(waivers.entries):
-        if i in used or not waivers.covers(i, checked):
-            continue
-        expired = "" if w.holds_on(day) else f" (it expired on {w.expires})"
-        yield Issue(
-            "(fabric)",
-            None,
-            f"a finding that {w.label()} exempts",
-            f"no finding matches {w.label()}",
-            f"waiver {w.label()} by {w.owner} matches no finding{expired}: remove it if the fault is fixed",
-            file=str(waivers.source),
-            line=waivers.lines[i],
-        )

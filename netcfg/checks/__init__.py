@@ -3,7 +3,7 @@ the shared ones here, then each platform's own (`Platform.rule_modules`)."""
 
 from importlib import import_module
 
-from netcfg.checks import cabling, collection, device, fabric, link, plan
+from netcfg.checks import cabling, collection, device, fabric, link, plan, waiver
 from netcfg.checks.base import RULES, Finding, Severity
 from netcfg.checks.runner import run_checks, worst
 from netcfg.platforms.base import registry
@@ -16,5 +16,6 @@ _RULE_MODULES = (
     fabric,
     link,
     plan,
+    waiver,
     *(import_module(m) for p in registry().values() for m in p.rule_modules),
 )
