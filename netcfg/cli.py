@@ -266,10 +266,12 @@ def cmd_collect(args: argparse.Namespace, console: Console) -> int:
 @command("audit")
 def cmd_audit(args: argparse.Namespace, console: Console) -> int:
     from netcfg.audit import run_audit
+    from netcfg.drain import DrainTarget
 
     fabric, policy = load_checked(args.inventory, args)
     login, connections = _login_and_connections(args, fabric)
     opts, selection = _collect_options(args), _selection(args)
+    drain = DrainTarget.from_args(args.drain_list, args.drain_format)  # refused before collecting
     try:
         with raise_on_signals():
             result = run_audit(
@@ -277,7 +279,12 @@ def cmd_audit(args: argparse.Namespace, console: Console) -> int:
             )
     except Interrupted as exc:
         return _interrupted(exc)
-    return _print_audit(result, args, console)
+    if drain is not None:
+        hosts = drain.write(fabric, result.findings, result.report.source)
+    code = _print_audit(result, args, console)
+    if drain is not None:
+        _notes(args, console).print(f"drain list ({drain.format}): {drain.path}, {hosts} host(s)")
+    return code
 
 
 def _notes(args: argparse.Namespace, console: Console) -> Console:
@@ -492,6 +499,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_collect_args(au)
     add_report_args(au)
+    au.add_argument("--drain-list", help="write the hosts to drain (NIC, link or cabling findings) here")
+    au.add_argument(
+        "--drain-format",
+        choices=["slurm", "kubernetes", "json"],
+        help="scontrol lines, kubectl taints, or JSON (default: json for a .json file, else slurm)",
+    )
 
     dr = sub.add_parser("drift", help="what changed between two snapshots, per device and setting")
     dr.add_argument("before")

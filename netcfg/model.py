@@ -7,6 +7,7 @@ device. Checks read only these two plus the policy.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING
@@ -143,6 +144,25 @@ def port_ranges(names: list[str]) -> str:
                 runs.append([n])
         parts.append(head + ",".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs))
     return ", ".join(parts + others)
+
+
+_RANGED = re.compile(r"(.*?\D)(\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*)")
+
+
+def expand_ports(text: str) -> list[str]:
+    """The names `port_ranges` joined: 'Ethernet1-3,31, eth0' -> Ethernet1, Ethernet2, Ethernet3,
+    Ethernet31, eth0 (a finding's `interface`, back to the ports it lists)."""
+    names = []
+    for part in text.split(", "):
+        match = _RANGED.fullmatch(part)
+        if match is None:
+            names.append(part)
+            continue
+        head, runs = match.groups()
+        for run in runs.split(","):
+            first, _, last = run.partition("-")
+            names += [f"{head}{n}" for n in range(int(first), int(last or first) + 1)]
+    return names
 
 
 # --- what a device does ---------------------------------------------------------------------------
