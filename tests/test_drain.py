@@ -9,12 +9,15 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from netcfg.checks import Finding, Severity
 from netcfg.cli import main
 from netcfg.drain import MARKER, DrainTarget, drain_reasons, render_drain_list
 from netcfg.lab.devices import DeviceFaults
 from netcfg.lab.fabric import lab_server, write_connection_files
+from netcfg.model import expand_ports, port_ranges
 from tests.conftest import LAB
 
 USER, PASSWORD = "auditor", "drain-Lab-pass1"
@@ -189,3 +192,16 @@ def test_a_file_netcfg_did_not_write_is_refused_before_anything_is_collected(
     assert not (tmp_path / "snapshots").exists()
     if setup == "notes":
         assert drain.read_text() == "my own notes\n"
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["Ethernet", "Ethernet1/", "et-0/0/", "swp", "eth"]), st.integers(0, 70)),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_a_findings_port_list_expands_back_to_its_ports(ports):
+    """A merged finding's `interface` names exactly the ports it was merged from."""
+    names = {f"{head}{n}" for head, n in ports}
+    assert set(expand_ports(port_ranges(sorted(names)))) == names
