@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -85,6 +86,18 @@ def test_the_drain_list_of_the_lab_names_the_hosts_with_nic_and_cabling_faults(
     # The next audit replaces the list netcfg wrote.
     assert audit(lab, tmp_path, monkeypatch, "--drain-list", str(drain), "--drain-format", fmt) == 1
     assert drain.read_text().splitlines()[1:] == expected
+
+
+def test_a_waived_finding_drains_nothing(lab, tmp_path, monkeypatch):
+    monkeypatch.setattr("netcfg.waivers.today", lambda: date(2026, 12, 1))
+    waivers = tmp_path / "waivers.yaml"
+    waivers.write_text(
+        "waivers:\n  - {device: gpu05, rule: '*trust*', owner: hpc-ops, reason: re-imaged tonight, "
+        "expires: 2026-12-01}\n"
+    )
+    drain = tmp_path / "drain.sh"
+    assert audit(lab, tmp_path, monkeypatch, "--drain-list", str(drain), "--waivers", str(waivers)) == 1
+    assert drain.read_text().splitlines()[1:] == SLURM[1:]
 
 
 def test_a_json_drain_list_carries_every_reason(lab, tmp_path, monkeypatch):
