@@ -15,6 +15,8 @@ from rich.text import Text
 from netcfg import __version__
 from netcfg.checks import RULES, Finding, Severity, run_checks
 from netcfg.cli_types import fabric_name, seconds, whole_number
+from netcfg.drain import FORMATS as DRAIN_FORMATS
+from netcfg.drain import DrainTarget
 from netcfg.drift import Change, snapshot_drift
 from netcfg.errors import InputError, Interrupted, OutputError
 from netcfg.explain import explain_headroom
@@ -266,7 +268,6 @@ def cmd_collect(args: argparse.Namespace, console: Console) -> int:
 @command("audit")
 def cmd_audit(args: argparse.Namespace, console: Console) -> int:
     from netcfg.audit import run_audit
-    from netcfg.drain import DrainTarget
 
     fabric, policy = load_checked(args.inventory, args)
     login, connections = _login_and_connections(args, fabric)
@@ -502,7 +503,7 @@ def build_parser() -> argparse.ArgumentParser:
     au.add_argument("--drain-list", help="write the hosts to drain (NIC, link or cabling findings) here")
     au.add_argument(
         "--drain-format",
-        choices=["slurm", "kubernetes", "json"],
+        choices=DRAIN_FORMATS,
         help="scontrol lines, kubectl taints, or JSON (default: json for a .json file, else slurm)",
     )
 
