@@ -78,6 +78,21 @@ def test_two_nics_of_a_server_swapped_are_one_finding_on_the_server(lab_fabric, 
     assert list(found) == [("cabling.swapped", "gpu03", "eth0-1")]
 
 
+def test_two_cables_crossed_between_four_devices_are_one_finding(lab_fabric, lab_policy, states):
+    # gpu01:eth0 belongs on leaf-su1-r1:Ethernet1 and gpu02:eth1 on leaf-su1-r2:Ethernet2; a patch
+    # panel crossed them.
+    hears(states, "gpu01", "eth0", "leaf-su1-r2:Ethernet2")
+    hears(states, "gpu02", "eth1", "leaf-su1-r1:Ethernet1")
+    hears(states, "leaf-su1-r1", "Ethernet1", "gpu02:eth1")
+    hears(states, "leaf-su1-r2", "Ethernet2", "gpu01:eth0")
+    found = cabling(lab_fabric, lab_policy, states)
+    assert list(found) == [("cabling.swapped", "gpu01", "eth0")]
+    assert found["cabling.swapped", "gpu01", "eth0"].message == (
+        "two cables crossed: gpu01:eth0 reaches leaf-su1-r2:Ethernet2 and gpu02:eth1 reaches "
+        "leaf-su1-r1:Ethernet1, each the other's planned peer"
+    )
+
+
 @pytest.mark.parametrize("side", ["host", "both", "host silent", "host not collected"])
 def test_a_nic_on_a_spare_port_of_another_rail_is_one_wrong_neighbour(lab_fabric, lab_policy, states, side):
     # gpu07:eth1 (rail 2) belongs on leaf-su2-r2:Ethernet3; its cable is in leaf-su2-r1:Ethernet5, a
