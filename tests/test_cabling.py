@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from netcfg.checks import run_checks
-from netcfg.lab.devices import live_states
+from netcfg.lab.devices import DeviceFaults, apply_faults, cable_faults, live_states
 from netcfg.lab.health import with_link_state
 from netcfg.model import DeviceState, LldpNeighbor, port_ranges
 
@@ -135,6 +135,22 @@ def test_a_down_link_is_named_down_and_nothing_else(lab_fabric, lab_policy, stat
     assert set(found) == {("link.down", "gpu04", "eth2"), ("link.down", "leaf-su2-r1", "Ethernet2")}
     assert found["link.down", "gpu04", "eth2"].actual == "down on both ends"
     assert found["link.down", "leaf-su2-r1", "Ethernet2"].actual == "down"
+
+
+def test_the_labs_link_faults_are_named_as_the_lab_plays_them(lab_fabric, lab_policy, states):
+    # `link_down` takes both ends of the cable down and silences LLDP; `lldp: {port: ""}` silences the
+    # neighbour of a port that stays up.
+    faults = cable_faults(
+        lab_fabric,
+        {"leaf-su1-r3": DeviceFaults(link_down=["Ethernet4"]), "gpu01": DeviceFaults(lldp={"eth3": ""})},
+    )
+    for name, fault in faults.items():
+        states[name] = apply_faults(states[name], fault, lab_fabric.devices[name])
+    found = cabling(lab_fabric, lab_policy, states)
+    assert {k: f.actual for k, f in found.items()} == {
+        ("link.down", "gpu04", "eth2"): "down on both ends",
+        ("cabling.no_neighbor", "gpu01", "eth3"): "no neighbour (link up)",
+    }
 
 
 def test_link_state_unknown_is_not_down(lab_fabric, lab_policy, states):
