@@ -10,6 +10,7 @@ exemptions around.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from fnmatch import translate
@@ -109,6 +110,12 @@ def _matches(pattern: re.Pattern[str] | str, value: str) -> bool:
     return pattern == value if isinstance(pattern, str) else pattern.match(value) is not None
 
 
+def _matches_any(pattern: re.Pattern[str] | str, values: Collection[str]) -> bool:
+    if isinstance(pattern, str):
+        return pattern in values
+    return any(pattern.match(v) is not None for v in values)
+
+
 @dataclass(frozen=True, slots=True)
 class Decision:
     """What a waiver does to one issue: `holds` false means it expired."""
@@ -160,8 +167,7 @@ class Waivers:
 
     def covers(self, index: int, devices: set[str]) -> bool:
         """Whether waiver `index` could have matched in a run over these devices."""
-        dev = self._compiled[index][0]
-        return any(_matches(dev, d) for d in devices)
+        return _matches_any(self._compiled[index][0], devices)
 
 
 def load_waivers(path: Path, fabric: Fabric) -> Waivers:
@@ -172,16 +178,14 @@ def load_waivers(path: Path, fabric: Fabric) -> Waivers:
     entries = load_model(path, WaiversFile, "waivers file").waivers
     _, node = read_yaml(path, "waivers file")
     lines = [line_of(node, ("waivers", i)) for i in range(len(entries))]
-    devices = [*fabric.devices, "(fabric)"]
+    devices = {*fabric.devices, "(fabric)"}
     for i, w in enumerate(entries):
         where = f"{path}:{lines[i]}: waivers.{i}" if lines[i] else f"{path}: waivers.{i}"
-        rule_id = _matcher(w.rule)
-        if not any(_matches(rule_id, r) for r in RULES):
+        if not _matches_any(_matcher(w.rule), RULES):
             raise InputError(
                 f"{where}.rule", f"{w.rule!r} matches no rule; expected a rule id of `netcfg rules`"
             )
-        device = _matcher(w.device)
-        if not any(_matches(device, d) for d in devices):
+        if not _matches_any(_matcher(w.device), devices):
             raise InputError(f"{where}.device", f"{w.device!r} matches no device of the inventory")
     return Waivers(entries, path, lines)
 
