@@ -15,6 +15,8 @@ from rich.text import Text
 from netcfg import __version__
 from netcfg.checks import RULES, Finding, Severity, run_checks
 from netcfg.cli_types import fabric_name, seconds, whole_number
+from netcfg.drain import FORMATS as DRAIN_FORMATS
+from netcfg.drain import DrainTarget
 from netcfg.drift import Change, snapshot_drift
 from netcfg.errors import InputError, Interrupted, OutputError
 from netcfg.explain import explain_headroom
@@ -59,6 +61,15 @@ def command(name: str) -> Callable[[Callable[[argparse.Namespace, Console], int]
 def load(inventory: str) -> tuple[Fabric, Policy]:
     fabric = load_fabric(Path(inventory))
     return fabric, load_policy(fabric.policy_ref, Path(fabric.source).parent)
+
+
+def load_checked(inventory: str, args: argparse.Namespace) -> tuple[Fabric, Policy]:
+    """The fabric and policy of a command that reports findings, with the waivers they meet."""
+    from netcfg.waivers import waivers_for
+
+    fabric, policy = load(inventory)
+    fabric.waivers = waivers_for(fabric, Path(args.waivers) if args.waivers else None)
+    return fabric, policy
 
 
 @command("render")
@@ -118,7 +129,7 @@ def exit_code(findings: list[Finding], fail_on: Severity) -> int:
 
 @command("check")
 def cmd_check(args: argparse.Namespace, console: Console) -> int:
-    fabric, policy = load(args.inventory)
+    fabric, policy = load_checked(args.inventory, args)
     states, source = _states(args, fabric, policy)
     earlier = {}
     for option in ("previous", "baseline"):
@@ -271,9 +282,10 @@ def cmd_collect(args: argparse.Namespace, console: Console) -> int:
 def cmd_audit(args: argparse.Namespace, console: Console) -> int:
     from netcfg.audit import run_audit
 
-    fabric, policy = load(args.inventory)
+    fabric, policy = load_checked(args.inventory, args)
     login, connections = _login_and_connections(args, fabric)
     opts, selection = _collect_options(args), _selection(args)
+    drain = DrainTarget.from_args(args.drain_list, args.drain_format)  # refused before collecting
     try:
         with raise_on_signals():
             result = run_audit(
@@ -289,7 +301,12 @@ def cmd_audit(args: argparse.Namespace, console: Console) -> int:
             )
     except Interrupted as exc:
         return _interrupted(exc)
-    return _print_audit(result, args, console)
+    if drain is not None:
+        hosts = drain.write(fabric, result.findings, result.report.source)
+    code = _print_audit(result, args, console)
+    if drain is not None:
+        _notes(args, console).print(f"drain list ({drain.format}): {drain.path}, {hosts} host(s)")
+    return code
 
 
 def _notes(args: argparse.Namespace, console: Console) -> Console:
@@ -422,7 +439,7 @@ def cmd_demo(args: argparse.Namespace, console: Console) -> int:
     from netcfg.resources import data_path
 
     inventory = args.inventory or str(data_path("inventories") / "lab")
-    fabric, policy = load(inventory)
+    fabric, policy = load_checked(inventory, args)
     faults = Path(args.faults) if args.faults else None
     result = run_demo(fabric, policy, faults, Path(args.out), _notes(args, console))
     result.report.inventory = fabric.source
@@ -453,8 +470,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_report_args(c)
 
     sub.add_parser("rules", help="list every rule with its id, severity and what it checks")
-    sc = sub.add_parser("schema", help="print the JSON Schema of an inventory or a policy file")
-    sc.add_argument("kind", choices=["inventory", "policy"])
+    sc = sub.add_parser("schema", help="print the JSON Schema of an inventory, policy or waivers file")
+    sc.add_argument("kind", choices=["inventory", "policy", "waivers"])
     sub.add_parser("policy-schema", help="the same as `netcfg schema policy`")
     it = sub.add_parser("init", help="write a starting inventory, faults example and policy to edit")
     it.add_argument("folder", help="folder to write into (created if missing; existing files are kept)")
@@ -513,6 +530,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_collect_args(au)
     add_report_args(au)
+    au.add_argument("--drain-list", help="write the hosts to drain (NIC, link or cabling findings) here")
+    au.add_argument(
+        "--drain-format",
+        choices=DRAIN_FORMATS,
+        help="scontrol lines, kubectl taints, or JSON (default: json for a .json file, else slurm)",
+    )
 
     dr = sub.add_parser("drift", help="what changed between two snapshots, per device and setting")
     dr.add_argument("before")
@@ -569,6 +592,9 @@ def add_report_args(p: argparse.ArgumentParser) -> None:
         choices=[s.value for s in Severity],
         default="error",
         help="exit 1 when a finding is at or above this severity (default error)",
+    )
+    p.add_argument(
+        "--waivers", help="waivers file (default: waivers.yaml beside the inventory, if there is one)"
     )
 
 

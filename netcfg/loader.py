@@ -46,6 +46,11 @@ class _Loader(_BASE_LOADER):  # type: ignore[misc, valid-type]
         return super().construct_mapping(node, deep=deep)
 
 
+# A date-like scalar stays the text it is: PyYAML would build a date (and crash on 2026-13-01), where
+# each schema reads its own dates (a waiver's `expires`) and names a bad one with its field.
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", lambda loader, node: loader.construct_scalar(node))
+
+
 def _expanded_size(root: yaml.Node) -> int:
     """Nodes the document has once every alias is expanded, without expanding anything."""
     sizes: dict[int, int] = {}

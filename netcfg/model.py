@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from netcfg.inventory import Connection, Credentials
+    from netcfg.waivers import Waivers
 
 
 class Role(StrEnum):
@@ -85,6 +86,8 @@ class Fabric:
     # an earlier cable (the link, its row, the earlier row). Plan rules name these rows.
     cabling_rows: dict[Endpoint, str] = field(default_factory=dict, repr=False)
     repeated_links: list[tuple[Link, str, str]] = field(default_factory=list, repr=False)
+    # Exemptions every check of this fabric applies (netcfg.waivers; the CLI loads them).
+    waivers: Waivers | None = field(default=None, repr=False)
     # endpoint -> (link, the other end); built once because checks look peers up per interface.
     _peers: dict[Endpoint, tuple[Link, Endpoint]] = field(default_factory=dict, repr=False)
     _by_device: dict[str, list[tuple[Endpoint, Link, Endpoint]]] = field(default_factory=dict, repr=False)

@@ -142,7 +142,7 @@ def test_table_is_default(capsys):
 def test_rules_lists_ids_and_docs(capsys):
     assert main(["rules"]) == 0
     out = capsys.readouterr().out
-    for rule in ("pfc.no_drop_priorities", "link.pfc_mismatch", "rail.qos_consistency", "rail.cabling"):
+    for rule in ("pfc.no_drop_priorities", "link.pfc_mismatch", "rail.qos_consistency", "cabling.swapped"):
         assert rule in out
     assert "exactly the lossless priority" in out
 

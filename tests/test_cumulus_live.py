@@ -35,7 +35,7 @@ FAULTS = {
     "spine1": (DeviceFaults(os_version="5.4.0"), "firmware.allowed"),
     "spine2": (DeviceFaults(watchdog_off=["swp3"]), "pfc.watchdog"),
     "gpu02": (DeviceFaults(transport="silent"), "collect.timeout"),
-    "gpu03": (DeviceFaults(lldp={"eth1": "leaf-su1-r1:swp9"}), "rail.cabling"),
+    "gpu03": (DeviceFaults(lldp={"eth1": "leaf-su1-r1:swp9"}), "cabling.wrong_neighbor"),
     "gpu04": (DeviceFaults(transport="unreachable"), "collect.unreachable"),
 }
 HEALTHY = {"gpu01", "gpu05", "gpu06", "gpu07", "gpu08"}

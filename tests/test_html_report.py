@@ -221,7 +221,7 @@ def test_the_lab_with_its_seeded_faults_as_chromium_shows_it(tmp_path, capsys, b
 
     browser.hover(*_centre(boxes["gpu07#2"]))
     title = browser.evaluate("document.querySelector('tr[data-h=gpu07] > td:nth-child(3)').title")
-    assert title.startswith("gpu07 eth1 (mlx5_1, rail 2)") and "rail.cabling" in title
+    assert title.startswith("gpu07 eth1 (mlx5_1, rail 2)") and "cabling.wrong_neighbor" in title
 
     browser.click(*_centre(boxes["leaf-su1-r3"]))
     panel = json.loads(

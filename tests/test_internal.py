@@ -18,7 +18,7 @@ DEMO_FINDINGS = {
     ("gpu05", "link.trust_mismatch"),
     ("gpu05", "qos.trust"),
     ("gpu06", "firmware.rail_skew"),
-    ("gpu07", "rail.cabling"),
+    ("gpu07", "cabling.wrong_neighbor"),
     ("gpu08", "collect.unreachable"),
     ("leaf-su1-r3", "link.pfc_mismatch"),
     ("leaf-su1-r3", "pfc.no_drop_priorities"),

@@ -34,7 +34,7 @@ FAULTS = {
     "leaf-su2-r2": (DeviceFaults(transport="garble"), "parse.unknown_output"),
     "leaf-su2-r3": (DeviceFaults(transport="truncate"), "parse.unknown_output"),
     "spine1": (DeviceFaults(os_version="21.4R3-S3.4"), "firmware.allowed"),
-    "gpu01": (DeviceFaults(lldp={"eth1": "leaf-su2-r2:et-0/0/0"}), "rail.cabling"),
+    "gpu01": (DeviceFaults(lldp={"eth1": "leaf-su2-r2:et-0/0/0"}), "cabling.wrong_neighbor"),
     "gpu03": (DeviceFaults(transport="auth_fail"), "collect.auth"),
 }
 # A Junos spine without the PFC watchdog: every port of spine2 (filled in from the inventory).
@@ -83,7 +83,7 @@ def test_the_audit_names_exactly_the_seeded_faults(junos_lab):
         ("leaf-su2-r1", "link.trust_mismatch"),
         ("leaf-su2-r1", "qos.dscp_map"),
         ("leaf-su2-r1", "rail.qos_consistency"),
-        ("leaf-su2-r3", "rail.cabling"),
+        ("leaf-su2-r3", "cabling.no_neighbor"),
     }
     assert found == expected | consequences
     assert not {device for device, _ in found} & HEALTHY

@@ -36,7 +36,7 @@ FAULTS = {
     "spine2": (DeviceFaults(os_version="4.28.9M"), "firmware.allowed"),
     "gpu01": (DeviceFaults(trust="pcp"), "qos.trust"),
     "gpu02": (DeviceFaults(firmware="28.39.1002"), "firmware.rail_skew"),
-    "gpu03": (DeviceFaults(lldp={"eth1": "leaf-su1-r1:Ethernet9"}), "rail.cabling"),
+    "gpu03": (DeviceFaults(lldp={"eth1": "leaf-su1-r1:Ethernet9"}), "cabling.wrong_neighbor"),
     "gpu04": (DeviceFaults(transport="unreachable"), "collect.unreachable"),
 }
 SLOW = {"spine1": DeviceFaults(slow_s=0.2)}
@@ -82,7 +82,7 @@ def test_garbled_lldp_is_one_unreadable_output_not_a_missing_neighbour_per_port(
     garbled = [f for f in audit.findings if f.device == "leaf-su2-r1"]
     unreadable = {f.expected for f in garbled if f.rule == "parse.unknown_output"}
     assert "readable output of 'show lldp neighbors'" in unreadable
-    assert not [f for f in garbled if f.rule == "rail.cabling"]
+    assert not [f for f in garbled if f.rule.startswith("cabling.")]
 
 
 def test_healthy_devices_are_unaffected(audit):
@@ -319,7 +319,7 @@ def test_demo_names_exactly_the_seeded_faults(tmp_path, capsys):
         ("leaf-su1-r3", "pfc.no_drop_priorities"),
         ("leaf-su2-r2", "ecn.enabled"),
         ("gpu05", "qos.trust"),
-        ("gpu07", "rail.cabling"),
+        ("gpu07", "cabling.wrong_neighbor"),
         ("spine2", "firmware.allowed"),
         ("gpu06", "firmware.rail_skew"),
         ("gpu08", "collect.unreachable"),
@@ -358,7 +358,7 @@ def test_cabling_is_checked_from_the_leaf_when_the_server_agrees(lab_fabric, lab
         DeviceFaults(lldp={"Ethernet3": "gpu04:eth1"}),
         lab_fabric.devices["leaf-su1-r2"],
     )
-    findings = [f for f in run_checks(lab_fabric, lab_policy, states) if f.rule == "rail.cabling"]
+    findings = [f for f in run_checks(lab_fabric, lab_policy, states) if f.rule == "cabling.wrong_neighbor"]
     assert [(f.device, f.interface, f.expected, f.actual) for f in findings] == [
         ("leaf-su1-r2", "Ethernet3", "gpu03:eth1", "gpu04:eth1")
     ]

@@ -22,9 +22,9 @@ SEEDED_NVIDIA = {
     # ConnectX: NIC trusts PCP.
     ("gpu01", "link.trust_mismatch"),
     ("gpu01", "qos.trust"),
-    # A cabling swap between two servers' NICs of rail 2.
-    ("gpu06", "rail.cabling"),
-    ("gpu07", "rail.cabling"),
+    # A cabling swap between two servers' NICs of rail 2: one finding, on the leaf whose two ports
+    # hold each other's cables.
+    ("leaf-su2-r2", "cabling.swapped"),
     # Cumulus: one port at MTU 1500.
     ("leaf-su1-r1", "link.mtu_mismatch"),
     ("leaf-su1-r1", "mtu.switch"),

@@ -307,7 +307,7 @@ def test_offline_junit_validates_and_never_passes_a_rule_it_could_not_check(tmp_
     )
     junit_xsd.validate(str(out))
     suites = _cases(ET.parse(out).getroot())
-    (cabling,) = suites["rail.cabling"]
+    (cabling,) = suites["cabling.wrong_neighbor"]
     assert "no lldp data" in cabling.find("skipped").get("message")
     assert _passed(suites["pfc.no_drop_priorities"])
 

@@ -44,7 +44,7 @@ FAULTS = {
         {"pfc.watchdog", "sonic.pfcwd_coverage", *RAIL},
     ),
     "leaf-su1-r2": (DeviceFaults(mtu={"Ethernet2": 1500}), {"mtu.switch", "link.mtu_mismatch"}),
-    "leaf-su2-r2": (DeviceFaults(lldp={"Ethernet1": "gpu07:eth0"}), {"rail.cabling"}),
+    "leaf-su2-r2": (DeviceFaults(lldp={"Ethernet1": "gpu07:eth0"}), {"cabling.wrong_neighbor"}),
     # Its rail peer leaf-su2-r3 cannot be read, so there is no rail to be inconsistent with.
     "leaf-su1-r3": (DeviceFaults(pfc_priority=4), {"pfc.no_drop_priorities", "link.pfc_mismatch"}),
     "leaf-su2-r3": (DeviceFaults(transport="truncate"), {"parse.unknown_output"}),

@@ -24,7 +24,7 @@ LOGIN = Login("auditor", PASSWORD)
 FAULTS = {
     "gpu01": (DeviceFaults(trust="pcp"), {"qos.trust", "link.trust_mismatch"}),
     "gpu02": (DeviceFaults(firmware="231.0.154.0"), {"firmware.rail_skew"}),
-    "gpu03": (DeviceFaults(lldp={"eth1": "leaf-su1-r1:Ethernet9"}), {"rail.cabling"}),
+    "gpu03": (DeviceFaults(lldp={"eth1": "leaf-su1-r1:Ethernet9"}), {"cabling.wrong_neighbor"}),
     "gpu04": (DeviceFaults(transport="unreachable"), {"collect.unreachable"}),
     # Broadcom's defaults: CNP priority 7 (and DSCP 48 on 7) in a priority-6 fabric, TOS with ECT(1).
     "gpu05": (DeviceFaults(factory_qos=True), {"host.roce", "qos.dscp_map"}),

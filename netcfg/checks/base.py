@@ -77,10 +77,13 @@ class CheckContext:
     # baseline's, when there is no previous audit), and the go-live baseline's.
     previous: dict[str, DeviceState] = field(default_factory=dict)
     baseline: dict[str, DeviceState] = field(default_factory=dict)
+    # What several rules of one run work out together (the cabling classification), by name.
+    memo: dict[str, object] = field(default_factory=dict)
 
 
-# device: f(state, device, ctx); link: f(link, state_a, state_b, ctx); fabric: f(ctx).
-Scope = Literal["device", "link", "fabric"]
+# device: f(state, device, ctx); link: f(link, state_a, state_b, ctx); fabric: f(ctx);
+# waivers: f(waivers, used, day, ctx), once every other rule's issues have met the waivers.
+Scope = Literal["device", "link", "fabric", "waivers"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""Fabric-wide rules: consistency within a rail, cabling against the rail plan, firmware skew."""
+"""Fabric-wide rules: consistency within a rail, firmware skew, CNP agreement (cabling: cabling.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from netcfg.checks.base import CheckContext, Issue, Severity, rule, show
 from netcfg.checks.device import ecn_within_policy, fabric_ports
 from netcfg.intent import KB
-from netcfg.model import Device, DeviceState, EcnSetting, LldpNeighbor, Role, Watchdog
+from netcfg.model import Device, DeviceState, EcnSetting, Role, Watchdog
 
 
 def qos_fingerprint(state: DeviceState, device: Device, ctx: CheckContext) -> dict[str, str]:
@@ -106,38 +106,6 @@ def check_rail_consistency(ctx: CheckContext) -> Iterator[Issue]:
                     "; ".join(f"{k}: {v}" for k, v in diff.items()),
                     f"leaf differs from {against} {rail} in: {', '.join(diff)}",
                 )
-
-
-@rule("rail.cabling", Severity.ERROR, scope="fabric", facet="lldp")
-def check_rail_cabling(ctx: CheckContext) -> Iterator[Issue]:
-    """LLDP shows every cable where the rail plan puts it: NIC i on the leaf of rail i at the planned
-    port, every leaf seeing its planned servers and spines. One finding per cable, from the lower end
-    when it disagrees, else from the upper end."""
-    # Neighbours by local port, built once per device: a scan per cable is quadratic in the ports.
-    by_port: dict[str, dict[str, list[LldpNeighbor]]] = {}
-    for name, state in ctx.states.items():
-        if "lldp" in state.facets and not state.collection_error:
-            table = by_port[name] = {}
-            for n in state.lldp:
-                table.setdefault(n.local_interface, []).append(n)
-    for link in ctx.fabric.links:
-        for end, peer in ((link.a, link.b), (link.b, link.a)):
-            table = by_port.get(end.device)
-            if table is None:
-                continue
-            seen = table.get(end.interface, [])
-            if any(n.system_name == peer.device and n.port == peer.interface for n in seen):
-                continue
-            planned = f"{peer.device}:{peer.interface}"
-            seen_text = ", ".join(f"{n.system_name}:{n.port}" for n in seen) or "no neighbour"
-            yield Issue(
-                end.device,
-                end.interface,
-                planned,
-                seen_text,
-                f"cabling differs from the rail plan: {end} should reach {planned}, LLDP sees {seen_text}",
-            )
-            break
 
 
 @rule("firmware.rail_skew", Severity.WARNING, scope="fabric", facet="version")

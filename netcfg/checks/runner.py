@@ -6,10 +6,12 @@ import gc
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
+from netcfg import waivers
 from netcfg.checks.base import RULES, CheckContext, Finding, Issue, Rule, Severity
 from netcfg.model import DeviceState, Fabric, port_ranges, port_sort_key
 from netcfg.platforms import get_platform
 from netcfg.policy import Policy
+from netcfg.waivers import Decision
 
 
 def run_checks(
@@ -19,14 +21,25 @@ def run_checks(
     previous: dict[str, DeviceState] | None = None,
     baseline: dict[str, DeviceState] | None = None,
 ) -> list[Finding]:
-    """Every rule over the states. `previous`: an earlier reading of the devices that counter rates are
-    judged against (default: the `baseline`, if any); `baseline`: the go-live reading."""
+    """Every rule over the states, merged into findings; the fabric's waivers (if any) applied.
+
+    `previous`: an earlier reading of the devices that counter rates are judged against (default:
+    the `baseline`, if any); `baseline`: the go-live reading."""
     ctx = CheckContext(fabric, policy, states, previous or baseline or {}, baseline or {})
     raw: list[tuple[Rule, Issue]] = []
     with _collector_paused():
         for r in RULES.values():
-            raw += [(r, issue) for issue in _run_rule(r, ctx)]
-        return _merge(raw, states)
+            if r.scope != "waivers":
+                raw += [(r, issue) for issue in _run_rule(r, ctx)]
+        if fabric.waivers is None:
+            return _merge([(r, i, None) for r, i in raw], states)
+        day = waivers.today()
+        decided = [(r, i, fabric.waivers.decide(r.id, i.device, i.interface, day)) for r, i in raw]
+        used = {d.index for _, _, d in decided if d is not None}
+        for r in RULES.values():
+            if r.scope == "waivers":
+                decided += [(r, issue, None) for issue in r.func(fabric.waivers, used, day, ctx)]
+        return _merge(decided, states)
 
 
 @contextmanager
@@ -65,38 +78,43 @@ def _run_rule(r: Rule, ctx: CheckContext) -> Iterable[Issue]:
                 yield from r.func(link, a, b, ctx)
 
 
-def _merge(raw: list[tuple[Rule, Issue]], states: dict[str, DeviceState]) -> list[Finding]:
-    """Ports of one device failing one rule the same way become one finding listing the ports.
+def _merge(raw: list[tuple[Rule, Issue, Decision | None]], states: dict[str, DeviceState]) -> list[Finding]:
+    """Ports of one device failing one rule the same way (and under the same waiver) become one
+    finding listing the ports.
 
     The finding points where its issue says, else at the first of those ports in the file its device
-    was read from."""
+    was read from. A waiver that holds makes it info; either way the message names the waiver."""
     groups: dict[tuple, list[str | None]] = {}
-    for r, i in raw:
+    # Per group: the message, a place the issue names itself (a cabling CSV row), the rule's fields.
+    told: dict[tuple, tuple[str, tuple[str | None, int | None] | None, tuple[str, ...]]] = {}
+    for r, i, decision in raw:
+        severity = Severity.INFO if decision is not None and decision.holds else i.severity or r.severity
         key = (
             r.id,
-            i.severity or r.severity,
+            severity,
             i.device,
             i.expected,
             i.actual,
             i.message if not i.interface else "",
+            decision.index if decision is not None else None,
         )
         groups.setdefault(key, []).append(i.interface)
-    messages = {(r.id, i.device, i.expected, i.actual): i.message for r, i in raw}
-    # An issue that names its own place (a cabling CSV row) points there, not into a device's config.
-    placed = {(r.id, i.device, i.expected, i.actual): (i.file, i.line) for r, i in raw if i.file}
-    fields = {r.id: r.fields for r, _ in raw}
+        message = f"{i.message}; {decision.note()}" if decision is not None else i.message
+        place = (i.file, i.line) if i.file else None
+        told[key] = (message, place or (told[key][1] if key in told else None), r.fields)
     findings = []
-    for (rule_id, severity, device, expected, actual, _), ifaces in groups.items():
+    for key, ifaces in groups.items():
+        rule_id, severity, device, expected, actual, _, _ = key
+        message, place, fields = told[key]
         names = sorted({n for n in ifaces if n}, key=port_sort_key)
         interface = port_ranges(names) if names else None
-        message = messages[(rule_id, device, expected, actual)]
         if len(names) > 1:
             message = f"{message} (on {len(names)} ports)"
         state = states.get(device)
         file = state.source_file if state is not None else None
         # A line means something only in a file a person can open (a config file of a repository).
-        line = state.line_of(names[0] if names else None, fields[rule_id]) if file else None
-        file, line = placed.get((rule_id, device, expected, actual), (file, line))
+        line = state.line_of(names[0] if names else None, fields) if file else None
+        file, line = place or (file, line)
         findings.append(
             Finding(rule_id, Severity(severity), device, interface, expected, actual, message, file, line)
         )

@@ -107,7 +107,7 @@ def parse_outputs(outputs: dict[str, str], device: Device) -> DeviceState:
     if not lldp and "Neighbor Device ID" not in lldp_text:
         state.unparsed[SHOW_LLDP.cli] = "no neighbor table"
         # An unreadable table says nothing about cabling: parse.unknown_output reports it once,
-        # where rail.cabling would report every port of the switch as having no neighbour.
+        # where cabling.no_neighbor would report every port of the switch as having no neighbour.
         state.facets -= {"lldp"}
     state.lldp = [LldpNeighbor(long_interface(n["local"]), n["system_name"], n["port"]) for n in lldp]
     return state

@@ -131,7 +131,7 @@ class Junos(Platform):
         lldp = outputs.read_lldp(outputs_by_file.get(SHOW_LLDP.file, ""))
         if lldp is None:
             state.unparsed[SHOW_LLDP.cli] = "no neighbor table"
-            # One unreadable table, not a missing neighbour on every port (rail.cabling).
+            # One unreadable table, not a missing neighbour on every port (cabling.no_neighbor).
             state.facets -= {"lldp"}
         state.lldp = lldp or []
         _read_counters(state, outputs_by_file)

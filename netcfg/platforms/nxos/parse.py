@@ -361,7 +361,7 @@ def _read_lldp(state: DeviceState, text: str | None) -> None:
             else f"{len(rows)} neighbor blocks read, 'Total entries displayed: {total}'"
         )
         # An unreadable table says nothing about cabling: parse.unknown_output reports it once,
-        # where rail.cabling would report every port of the switch as having no neighbour.
+        # where cabling.no_neighbor would report every port of the switch as having no neighbour.
         state.facets -= {"lldp"}
     state.lldp = [
         LldpNeighbor(
