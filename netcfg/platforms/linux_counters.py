@@ -201,8 +201,12 @@ def _read_sysfs(
         elif path.startswith(folder):
             hw[path.removeprefix(folder)] = value.strip()
     if errors or not (pcie or hw):
-        # PCIe is part of the link state, the RDMA counters of the counters: both unproven then.
         state.unparsed[cmd.cli] = "; ".join(errors) or "no path:value lines"
+    # PCIe is part of the link state, the RDMA counters of the counters; an error on neither's
+    # path (or no values at all) leaves both unproven.
+    pcie_error = any(e.startswith(f"/sys/class/net/{nic.netdev}/") for e in errors)
+    hw_error = any(e.startswith(folder) or e.startswith(folder.rstrip("/") + ":") for e in errors)
+    if not (pcie or hw) or (errors and not (pcie_error or hw_error)):
         return [("link", False), ("counters", False)]
     if pcie:
         port.pcie = PcieLink(
@@ -215,7 +219,10 @@ def _read_sysfs(
         attribute = names.hw.get(name)
         if attribute is not None and getattr(counters, attribute) is None and value.isdigit():
             setattr(counters, attribute, int(value))
-    return [("link", True if pcie else None), ("counters", True if hw else None)]
+    return [
+        ("link", not pcie_error if pcie or pcie_error else None),
+        ("counters", not hw_error if hw or hw_error else None),
+    ]
 
 
 def _int(text: str | None) -> int | None:
