@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from netcfg.cli import main
+from netcfg.cli import build_parser, main
 from netcfg.inventory import load_fabric
 from netcfg.lab.devices import DeviceFaults
 from netcfg.lab.snapshot import simulated_devices
@@ -135,3 +136,14 @@ def test_a_host_not_in_the_inventory_is_bad_input(capsys: pytest.CaptureFixture[
     err = capsys.readouterr().err
     assert err.startswith("netcfg: error: --host leaf-su1-r1: a host of the inventory")
     assert len(err.splitlines()) == 1
+
+
+def test_the_readme_node_problem_detector_config_runs_host_check_as_documented():
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    (block,) = [b for b in re.findall(r"```json\n(.*?)```", readme, flags=re.S) if "netcfg-host-check" in b]
+    config = json.loads(block)
+    assert config["plugin"] == "custom" and config["pluginConfig"]["max_output_length"] <= 80
+    (rule,) = config["rules"]
+    assert rule["condition"] == config["conditions"][0]["type"]
+    args = build_parser().parse_args(rule["args"])
+    assert (args.command, args.interval, args.timeout) == ("host-check", 30.0, 10.0)
