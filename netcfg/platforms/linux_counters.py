@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from netcfg.model import DeviceState, InterfaceState, Nic, PcieLink, PortCounters
 from netcfg.platforms.base import Command
@@ -70,6 +70,15 @@ class CounterNames:
     per_priority: Mapping[str, str]
     hw: Mapping[str, str]
     hw_folder: tuple[str, ...]
+    # The `ethtool -S` lines of the names above: a ConnectX with 64 channels prints thousands of
+    # lines, of which netcfg reads a few dozen.
+    stats_lines: re.Pattern[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        names = [re.escape(n) for n in self.stats]
+        names += [re.escape(p).replace(re.escape("{p}"), "[0-7]") for p in self.per_priority.values()]
+        pattern = rf"^[ \t]+({'|'.join(names)}): (\d+)[ \t]*$"
+        object.__setattr__(self, "stats_lines", re.compile(pattern, re.M))
 
     def render_names(self) -> dict[str, str]:
         """PortCounters field -> the hw_counters file the lab prints it in (the first name listed)."""
@@ -84,7 +93,9 @@ class CounterNames:
 _LINK_DETECTED = re.compile(r"^\s*Link detected:\s*(yes|no)\s*$", re.M)
 _SPEED = re.compile(r"^\s*Speed:\s*(\S+)", re.M)
 _MBPS = re.compile(r"(\d+)Mb/s")
-_STAT = re.compile(r"^[ \t]+(\S.*?):[ \t]+(\d+)[ \t]*$", re.M)
+_STATS_HEADER = "NIC statistics:"
+_VALUE = re.compile(r"^(/sys/[^:\n]*):([^\n]*)$", re.M)
+_GREP_ERROR = re.compile(r"^grep: ([^\n]*)$", re.M)
 _GT_S = re.compile(r"(\d+(?:\.\d+)?) GT/s")
 
 
@@ -155,9 +166,12 @@ def _read_stats(
     text = outputs.get(cmd.file) or ""
     if not text.strip():
         return None
-    values = dict(_STAT.findall(text))
-    if not text.lstrip().startswith("NIC statistics:") or not values:
-        state.unparsed[cmd.cli] = "no `NIC statistics:` table"
+    if not text.lstrip().startswith(_STATS_HEADER):
+        state.unparsed[cmd.cli] = f"no `{_STATS_HEADER}` table"
+        return False
+    values = dict(names.stats_lines.findall(text))
+    if not values:
+        state.unparsed[cmd.cli] = f"none of the counters netcfg reads in the `{_STATS_HEADER}` table"
         return False
     for name, attribute in names.stats.items():
         if name in values:
@@ -184,22 +198,13 @@ def _read_sysfs(
     text = outputs.get(cmd.file) or ""
     if not text.strip():
         return []
-    pcie_files = {pcie_path(nic, name): name for name in PCIE_FILES}
+    values = dict(_VALUE.findall(text))
+    errors = _GREP_ERROR.findall(text) if "grep: " in text else []
+    pcie = {
+        name: values[pcie_path(nic, name)].strip() for name in PCIE_FILES if pcie_path(nic, name) in values
+    }
     folder = hw_counters_folder(nic) + "/"
-    pcie: dict[str, str] = {}
-    hw: dict[str, str] = {}
-    errors = []
-    for line in text.splitlines():
-        if line.startswith("grep: "):
-            errors.append(line.removeprefix("grep: ").strip())
-            continue
-        path, sep, value = line.partition(":")
-        if not sep:
-            continue
-        if path in pcie_files:
-            pcie[pcie_files[path]] = value.strip()
-        elif path.startswith(folder):
-            hw[path.removeprefix(folder)] = value.strip()
+    hw = {name: values[folder + name].strip() for name in names.hw if folder + name in values}
     if errors or not (pcie or hw):
         state.unparsed[cmd.cli] = "; ".join(errors) or "no path:value lines"
     # PCIe is part of the link state, the RDMA counters of the counters; an error on neither's
