@@ -112,6 +112,13 @@ def test_connectx_counters_under_mlx5_names(cx_state: DeviceState):
     assert cx_state.counters["eth1"] == c
 
 
+def test_a_two_lane_port_at_200g():
+    state = get_platform("connectx").parse_outputs(
+        connectx_outputs(link_eth1=fixture("connectx", "ethtool_cx7_200g_up.txt")), CX_HOST
+    )
+    assert (state.interfaces["eth1"].oper_up, state.interfaces["eth1"].speed_gbps) == (True, 200)
+
+
 def test_a_missing_rdma_device_leaves_the_counters_unknown_not_the_link():
     state = get_platform("connectx").parse_outputs(
         connectx_outputs(sysfs_eth1=fixture("connectx", "hw_counters_no_rdma_device.txt")), CX_HOST
