@@ -8,13 +8,15 @@ ethernet/mellanox/mlx5/counters.rst) and the mlx5_ib hw_counters:
   and `rx_pcs_symbol_err_phy` (symbol errors the FEC could not correct);
 - `rx_prio{p}_pause` / `tx_prio{p}_pause` (only for priorities with PFC on), `rx_prio{p}_discards`
   (received packets of priority p dropped for want of buffer: the NIC's lossless-queue drops, a
-  NIC's queue being its priority), `rx_discards_phy` (all no-buffer discards of the port);
+  NIC's queue being its priority);
 - hw_counters `np_cnp_sent`, `rp_cnp_handled`, `np_ecn_marked_roce_packets`, `out_of_buffer`,
   `roce_adp_retrans`.
 
 Not shown by a ConnectX, left unset: ECN marks per egress queue (a NIC does not mark; it counts the
-marks it receives, `np_ecn_marked_roce_packets`) and watchdog storms per priority (mlx5's pause
-storm prevention counts `tx_pause_storm_error_events` for the whole port, not per priority).
+marks it receives, `np_ecn_marked_roce_packets`), watchdog storms per priority (mlx5's pause storm
+prevention counts `tx_pause_storm_error_events` for the whole port, not per priority), and no-buffer
+discards of lossless traffic as one count (`rx_discards_phy` counts every priority's, lossy TCP
+included: the lossless priority's are its `rx_prio{p}_discards`).
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ MLX5_COUNTERS = CounterNames(
         "rx_pcs_symbol_err_phy": "fec_uncorrected",
         "rx_crc_errors_phy": "crc_errors",
         "rx_symbol_err_phy": "symbol_errors",
-        "rx_discards_phy": "no_buffer_discards",
     },
     per_priority={
         "pause_rx": "rx_prio{p}_pause",
@@ -114,7 +115,7 @@ def stats_lines(counters: PortCounters | None) -> list[tuple[str, int]]:
         ("rx_symbol_err_phy", c.symbol_errors),
         ("rx_pause_ctrl_phy", 0),
         ("tx_pause_ctrl_phy", 0),
-        ("rx_discards_phy", c.no_buffer_discards),
+        ("rx_discards_phy", sum(c.queue_drops.values())),
         ("tx_discards_phy", 0),
         ("tx_errors_phy", 0),
         ("link_down_events_phy", c.link_downs),
