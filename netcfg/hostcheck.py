@@ -173,6 +173,8 @@ def host_check(
     platform = get_platform(device.platform)
     if platform.kind != "host":
         raise InputError(f"--host {device.name}", f"a host; its platform {device.platform} is a switch's")
+    if not (root / "sys").is_dir():
+        raise InputError(f"--root {root}", "a folder holding the host's /sys (default /)")
     commands = platform.commands(device)
     refused = [c.cli for c in commands if not is_read_only(platform, c.cli)]
     if refused:

@@ -138,6 +138,16 @@ def test_a_host_not_in_the_inventory_is_bad_input(capsys: pytest.CaptureFixture[
     assert len(err.splitlines()) == 1
 
 
+def test_a_root_without_sys_is_bad_input(capsys: pytest.CaptureFixture[str], tmp_path: Path):
+    code = main(
+        ["host-check", "--inventory", str(LAB), "--host", "gpu01", "--root", str(tmp_path / "nowhere")]
+    )
+    assert code == 2
+    assert capsys.readouterr().err == (
+        f"netcfg: error: --root {tmp_path / 'nowhere'}: a folder holding the host's /sys (default /)\n"
+    )
+
+
 def test_the_readme_node_problem_detector_config_runs_host_check_as_documented():
     readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
     (block,) = [b for b in re.findall(r"```json\n(.*?)```", readme, flags=re.S) if "netcfg-host-check" in b]
