@@ -155,6 +155,26 @@ def cmd_check(args: argparse.Namespace, console: Console) -> int:
     return emit(report, args, console)
 
 
+@command("host-check")
+def cmd_host_check(args: argparse.Namespace, console: Console) -> int:
+    from netcfg.hostcheck import host_check, this_host
+
+    fabric, policy = load(args.inventory)
+    device = this_host(fabric, args.host)
+    result = host_check(fabric, policy, device, Path(args.root), args.interval, args.timeout)
+    failing = [f for f in result.findings if f.severity.rank >= Severity(args.fail_on).rank]
+    # The headline first (node-problem-detector shows the start of stdout); machine formats keep
+    # stdout to themselves and get it on stderr.
+    headline = result.headline(failing)
+    if result.cannot_judge:
+        print(headline)
+        return EXIT_USAGE
+    print(headline, file=sys.stdout if args.format == "table" and not args.output else sys.stderr)
+    report = Report(fabric.name, f"host-check {device.name}", 1, result.findings, inventory=fabric.source)
+    report.not_run = rules_not_run([result.state], collected=False)
+    return emit(report, args, console)
+
+
 @command("rules")
 def cmd_rules(args: argparse.Namespace, console: Console) -> int:
     from rich.table import Table
@@ -468,6 +488,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     c.add_argument("--baseline", help="the go-live snapshot: error counters are compared with it")
     add_report_args(c)
+
+    hc = sub.add_parser("host-check", help="on a GPU server: read its NICs locally, judge them (exit 0/1/2)")
+    hc.add_argument("--inventory", required=True, help="the inventory the server is a host of")
+    hc.add_argument("--host", help="the server's name in the inventory (default: this machine's hostname)")
+    hc.add_argument("--root", default="/", help="filesystem whose /sys is read (default /)")
+    hc.add_argument(
+        "--interval",
+        type=seconds(False),
+        default=0.0,
+        help="read the counters twice, S seconds apart, to judge their rates (default 0: once)",
+    )
+    hc.add_argument("--timeout", type=seconds(True), default=10.0, help="per-command timeout, s (default 10)")
+    add_report_args(hc)
 
     sub.add_parser("rules", help="list every rule with its id, severity and what it checks")
     sc = sub.add_parser("schema", help="print the JSON Schema of an inventory, policy or waivers file")

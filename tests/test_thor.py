@@ -18,7 +18,7 @@ from netcfg.inventory import load_fabric
 from netcfg.lab.devices import DeviceFaults, apply_faults, live_states
 from netcfg.model import Device, DeviceState, LldpNeighbor, Nic, Role
 from netcfg.platforms import get_platform
-from netcfg.platforms.base import is_read_only
+from netcfg.platforms.base import Command, is_read_only
 from netcfg.policy import load_policy
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -33,18 +33,22 @@ def fixture(name: str) -> str:
 
 
 def file_of(prefix: str, netdev: str | None = None) -> str:
-    """The snapshot file of the command that starts with `prefix` (and names `netdev`, when given)."""
-    (match,) = [
-        c for c in thor.commands(HOST) if c.cli.startswith(prefix) and (netdev is None or netdev in c.cli)
-    ]
-    return match.file
+    """The snapshot file of the settings' command (counters: tests/test_host_counters.py) that starts
+    with `prefix` (and names `netdev`, when given)."""
+    return _command(prefix, netdev).file
 
 
 def cli_of(prefix: str, netdev: str | None = None) -> str:
+    return _command(prefix, netdev).cli
+
+
+def _command(prefix: str, netdev: str | None) -> Command:
     (match,) = [
-        c for c in thor.commands(HOST) if c.cli.startswith(prefix) and (netdev is None or netdev in c.cli)
+        c
+        for c in thor.commands(HOST)
+        if not c.counters and c.cli.startswith(prefix) and (netdev is None or netdev in c.cli)
     ]
-    return match.cli
+    return match
 
 
 def outputs(**replace: str | None) -> dict[str, str]:

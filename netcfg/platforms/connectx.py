@@ -1,8 +1,9 @@
 """Linux GPU server with NVIDIA ConnectX NICs: an idempotent host script, and its read-back.
 
 Read-back per NIC: `mlnx_qos -i IF` (trust, DSCP->priority, PFC), a `grep -rH` dump of the ECN
-sysfs and RDMA-CM configfs values, and `ethtool -i IF` (driver, firmware); `lldpcli show
-neighbors` once per host.
+sysfs and RDMA-CM configfs values, and `ethtool -i IF` (driver, firmware); its link state, PCIe link
+and counters (netcfg.platforms.linux_counters, mlx5 names in netcfg.platforms.mlx5_counters);
+`lldpcli show neighbors` once per host.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import ClassVar
 from netcfg.lab.profile import CliProfile
 from netcfg.model import DSCP_VALUES, Device, DeviceState, InterfaceState, Nic
 from netcfg.parsing import many, one, ttp_parse
-from netcfg.platforms import linux_host
+from netcfg.platforms import linux_counters, linux_host
 from netcfg.platforms.base import Batch, Command, Platform, register
 from netcfg.platforms.linux_host import (
     LLDP,
@@ -30,6 +31,7 @@ from netcfg.platforms.linux_host import (
     to_int,
     tokens,
 )
+from netcfg.platforms.mlx5_counters import LINK_MODES, MLX5_COUNTERS, stats_lines
 from netcfg.templating import template
 
 NP_DCQCN = ("min_time_between_cnps",)
@@ -79,6 +81,8 @@ class ConnectX(Platform):
     read_only_commands: ClassVar[tuple[str, ...]] = (
         r"mlnx_qos -i [A-Za-z0-9][A-Za-z0-9_.:-]*",
         linux_host.ETHTOOL_READ_ONLY,
+        linux_counters.ETHTOOL_LINK_READ_ONLY,
+        linux_counters.ETHTOOL_STATS_READ_ONLY,
         linux_host.GREP_READ_ONLY,
         linux_host.LLDP_READ_ONLY,
     )
@@ -90,7 +94,16 @@ class ConnectX(Platform):
     lab_version: ClassVar[str] = "28.41.1000"
 
     def commands(self, device: Device) -> list[Command]:
-        per_nic = [c for nic in device.nics for c in (_mlnx_qos(nic), _sysfs(nic), ethtool_command(nic))]
+        per_nic = [
+            c
+            for nic in device.nics
+            for c in (
+                _mlnx_qos(nic),
+                _sysfs(nic),
+                ethtool_command(nic),
+                *linux_counters.nic_counter_commands(nic),
+            )
+        ]
         return [*per_nic, LLDP]
 
     def batches(self, device: Device) -> list[Batch]:
@@ -153,6 +166,12 @@ class ConnectX(Platform):
                 bus=f"{0x17 + index * 0x10:02x}",
                 eeprom=False,
             )
+            counters = state.counters.get(nic.netdev)
+            out[linux_counters.link_command(nic).cli] = linux_counters.render_link(port, LINK_MODES)
+            out[linux_counters.stats_command(nic).cli] = linux_counters.render_stats(stats_lines(counters))
+            out[linux_counters.sysfs_counters_command(nic).cli] = linux_counters.render_sysfs_counters(
+                port, counters, nic, MLX5_COUNTERS
+            )
         out[LLDP.cli] = linux_host.render_lldp(state)
         return out
 
@@ -206,6 +225,7 @@ class ConnectX(Platform):
                 state.unparsed[ethtool_command(nic).cli] = "no firmware-version line"
                 # Driver and firmware are both unknown then: parse.unknown_output says so once.
                 state.facets -= {"version"}
+        linux_counters.read_counters(state, device.nics, outputs, MLX5_COUNTERS)
         linux_host.read_lldp(state, outputs)
         return state
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from netcfg.lab.profile import CliProfile
 from netcfg.model import Device, DeviceState, InterfaceState
-from netcfg.platforms import linux_host
+from netcfg.platforms import linux_counters, linux_host
 from netcfg.platforms.base import Batch, Command, Platform, register
 from netcfg.platforms.linux_host import LLDP
 from netcfg.platforms.thor import readback, script
@@ -47,6 +47,8 @@ class Thor(Platform):
     read_only_commands: ClassVar[tuple[str, ...]] = (
         r"bnxtqos -dev=[A-Za-z0-9][A-Za-z0-9_.:-]* get_qos",
         linux_host.ETHTOOL_READ_ONLY,
+        linux_counters.ETHTOOL_LINK_READ_ONLY,
+        linux_counters.ETHTOOL_STATS_READ_ONLY,
         linux_host.GREP_READ_ONLY,
         linux_host.LLDP_READ_ONLY,
     )

@@ -1,8 +1,10 @@
 """What a Thor host prints when netcfg reads it back, and how those outputs parse.
 
 Per NIC: `bnxtqos -dev=IF get_qos` (ETS, PFC, the DCB app table), a `grep -rH .` dump of its MTU,
-RDMA-CM and bnxt_re `cc` configfs values (with `cc/apply`, the firmware's own view), `ethtool -i`;
-per host `lldpcli show neighbors`. `render_outputs` prints the same for the lab.
+RDMA-CM and bnxt_re `cc` configfs values (with `cc/apply`, the firmware's own view), `ethtool -i`,
+the link state, PCIe link and counters (netcfg.platforms.linux_counters, with bnxt names from
+netcfg.platforms.thor.counters); per host `lldpcli show neighbors`. `render_outputs` prints the
+same for the lab.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from functools import lru_cache
 
 from netcfg.model import Device, DeviceState, InterfaceState, Nic
 from netcfg.parsing import many, one, ttp_parse
-from netcfg.platforms import linux_host
+from netcfg.platforms import linux_counters, linux_host
 from netcfg.platforms.base import Command
 from netcfg.platforms.linux_host import LLDP, ethtool_command, generic_text
 from netcfg.platforms.thor.bnxt import (
@@ -26,6 +28,7 @@ from netcfg.platforms.thor.bnxt import (
     priorities,
     to_port,
 )
+from netcfg.platforms.thor.counters import BNXT_COUNTERS, LINK_MODES, stats_lines
 from netcfg.templating import template
 
 PLATFORM = "thor"
@@ -55,7 +58,12 @@ def configfs_command(nic: Nic) -> Command:
 
 
 def nic_commands(nic: Nic) -> list[Command]:
-    return [qos_command(nic), configfs_command(nic), ethtool_command(nic)]
+    return [
+        qos_command(nic),
+        configfs_command(nic),
+        ethtool_command(nic),
+        *linux_counters.nic_counter_commands(nic),
+    ]
 
 
 # --- parse ----------------------------------------------------------------------------------------
@@ -85,6 +93,7 @@ def parse_outputs(outputs: dict[str, str], device: Device) -> DeviceState:
         if port.firmware is None:
             state.unparsed[ethtool_command(nic).cli] = "no firmware-version line"
             state.facets -= {"version"}
+    linux_counters.read_counters(state, device.nics, outputs, BNXT_COUNTERS)
     linux_host.read_lldp(state, outputs)
     return state
 
@@ -236,6 +245,12 @@ def render_outputs(state: DeviceState, device: Device) -> dict[str, str]:
             firmware=_firmware_text(port.firmware or ""),
             bus=f"{0x06 + index * 0x10:02x}",
             eeprom=True,
+        )
+        counters = state.counters.get(nic.netdev)
+        out[linux_counters.link_command(nic).cli] = linux_counters.render_link(port, LINK_MODES)
+        out[linux_counters.stats_command(nic).cli] = linux_counters.render_stats(stats_lines(counters))
+        out[linux_counters.sysfs_counters_command(nic).cli] = linux_counters.render_sysfs_counters(
+            port, counters, nic, BNXT_COUNTERS
         )
     out[LLDP.cli] = linux_host.render_lldp(state)
     return out

@@ -1,0 +1,199 @@
+"""`netcfg host-check`: the gate a GPU server runs on itself before a job, read-only and without SSH.
+
+It produces the host platform's read-back locally, command by command as a collection would get it:
+the `grep -rH .` reads of sysfs and configfs are answered from the files under `--root` (no shell,
+no grep), the other tools (mlnx_qos, bnxtqos, ethtool, lldpcli) run as programs (argv split as the
+shell would, no shell, a timeout). The platform parses the outputs, and the rules that judge a
+device's state judge this one host; the plan's own rules and the rest of the fabric are not its
+business.
+
+Exit codes follow a Slurm prolog (non-zero drains the node) and a Kubernetes node-problem-detector
+custom plugin (0 OK, 1 NonOK, 2 Unknown): 0 healthy, 1 findings at or above --fail-on, 2 cannot judge
+(bad input; a tool missing, failing or timing out; output netcfg cannot read), 3 netcfg's own error.
+The first line on stdout is short and says it all: node-problem-detector keeps only the start of a
+plugin's output for its condition message.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import socket
+import subprocess
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from netcfg.checks import RULES, Finding, run_checks
+from netcfg.errors import InputError
+from netcfg.model import Device, DeviceState, Fabric, Role
+from netcfg.platforms import get_platform
+from netcfg.platforms.base import Command, is_read_only
+from netcfg.policy import Policy
+
+# node-problem-detector's default `maxOutputLength` is 80: the headline stays within it when it can.
+HEADLINE_CHARS = 80
+
+
+@dataclass(slots=True)
+class LocalReading:
+    """The outputs of one round of the host's commands, when they were read, and the commands whose
+    output could not be produced (command -> why)."""
+
+    outputs: dict[str, str] = field(default_factory=dict)
+    failures: dict[str, str] = field(default_factory=dict)
+    read_at: float = 0.0
+
+
+@dataclass(slots=True)
+class HostCheck:
+    """What the gate found: the host's state, its findings, or why it cannot judge (then no findings)."""
+
+    host: str
+    state: DeviceState
+    findings: list[Finding]
+    cannot_judge: dict[str, str]
+
+    def headline(self, failing: list[Finding]) -> str:
+        """One short line: healthy, the rules that failed, or why the host cannot be judged."""
+        if self.cannot_judge:
+            cli, why = next(iter(self.cannot_judge.items()))
+            more = f" (+{len(self.cannot_judge) - 1} more)" if len(self.cannot_judge) > 1 else ""
+            return f"{self.host}: cannot judge: {cli}: {why}{more}"
+        if not failing:
+            return f"{self.host}: healthy" + (f" ({len(self.findings)} notes)" if self.findings else "")
+        rules = sorted({f.rule for f in failing})
+        line = f"{self.host}: {len(failing)} finding{'s' * (len(failing) > 1)}: " + ", ".join(rules)
+        return line if len(line) <= HEADLINE_CHARS else line[: HEADLINE_CHARS - 3] + "..."
+
+
+def this_host(fabric: Fabric, name: str | None) -> Device:
+    """The inventory's host named `name`, or this machine's (its hostname, or the hostname's first
+    label when the inventory names hosts short)."""
+    given = name is not None
+    candidates = [name] if given else [socket.gethostname(), socket.gethostname().split(".")[0]]
+    for candidate in candidates:
+        device = fabric.devices.get(candidate or "")
+        if device is not None and device.role == Role.HOST:
+            return device
+    hosts = sorted(n for n, d in fabric.devices.items() if d.role == Role.HOST)
+    shown = ", ".join(hosts[:5]) + (f" ... ({len(hosts)} hosts)" if len(hosts) > 5 else "")
+    where = f"--host {name}" if given else f"--host (this machine: {candidates[0]})"
+    raise InputError(where, f"a host of the inventory {fabric.source} ({shown})")
+
+
+def read_locally(commands: list[Command], root: Path, timeout_s: float) -> LocalReading:
+    """Each command's output as the host prints it, produced here: file reads for `grep -rH .`, the
+    other commands as programs."""
+    reading = LocalReading(read_at=round(time.time(), 3))
+    for cmd in commands:
+        argv = shlex.split(cmd.cli)
+        if argv[:3] == ["grep", "-rH", "."]:
+            text = grep_files(argv[3:], root)
+            error = None if text.strip() else "no file under the paths it reads"
+        else:
+            text, error = run_program(argv, timeout_s)
+        if error is None and not text.strip():
+            error = "printed nothing"
+        if error is not None:
+            reading.failures[cmd.cli] = error
+        else:
+            reading.outputs[cmd.file] = text
+    return reading
+
+
+def grep_files(paths: list[str], root: Path) -> str:
+    """What `grep -rH . PATH...` prints, read from the files under `root`: `path:line` for every
+    non-empty line of every file, folders walked as grep -r walks them (symbolic links given on the
+    command line followed, those met inside a folder not), errors as grep words them."""
+    lines: list[str] = []
+    for shown in paths:
+        local = root / shown.lstrip("/")
+        if local.is_dir():
+            for folder, subfolders, files in os.walk(local):
+                subfolders.sort()
+                for name in sorted(files):
+                    path = Path(folder) / name
+                    if not path.is_symlink():
+                        _grep_file(path, shown + str(path)[len(str(local)) :], lines)
+        else:
+            _grep_file(local, shown, lines)
+    return "".join(f"{line}\n" for line in lines)
+
+
+def _grep_file(path: Path, shown: str, lines: list[str]) -> None:
+    try:
+        text = path.read_bytes().decode("utf-8", "replace")
+    except OSError as exc:
+        lines.append(f"grep: {shown}: {os.strerror(exc.errno) if exc.errno else exc}")
+        return
+    lines.extend(f"{shown}:{line}" for line in text.splitlines() if line)
+
+
+def run_program(argv: list[str], timeout_s: float) -> tuple[str, str | None]:
+    """(stdout, None) of a program that ran and exited 0; else ("", why not)."""
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False)
+    except FileNotFoundError:
+        return "", f"{argv[0]} is not installed (not found on PATH)"
+    except PermissionError:
+        return "", f"{argv[0]} is not executable"
+    except subprocess.TimeoutExpired:
+        return "", f"no answer within {timeout_s:g} s"
+    if done.returncode != 0:
+        said = (done.stderr or done.stdout).strip().splitlines()
+        return "", f"exit {done.returncode}" + (f": {said[0][:120]}" if said else "")
+    return done.stdout, None
+
+
+def judge(fabric: Fabric, policy: Policy, state: DeviceState, previous: DeviceState | None) -> list[Finding]:
+    """The host's findings from the rules that judge a device's state (not the plan's own rules, nor
+    `state.missing` for the rest of the fabric). `previous`: the host's earlier reading (--interval),
+    for the rules that judge counter rates."""
+    earlier = {state.name: previous} if previous is not None else None
+    findings = run_checks(fabric, policy, {state.name: state}, previous=earlier)
+    return [f for f in findings if f.device == state.name and _judges_a_device(f.rule)]
+
+
+def _judges_a_device(rule_id: str) -> bool:
+    found = RULES[rule_id]
+    return found.scope == "device" or found.facet is not None
+
+
+def host_check(
+    fabric: Fabric,
+    policy: Policy,
+    device: Device,
+    root: Path,
+    interval_s: float = 0.0,
+    timeout_s: float = 10.0,
+) -> HostCheck:
+    """Read the host locally (twice, `interval_s` apart, when rates are to be judged) and judge it."""
+    platform = get_platform(device.platform)
+    if platform.kind != "host":
+        raise InputError(f"--host {device.name}", f"a host; its platform {device.platform} is a switch's")
+    if not (root / "sys").is_dir():
+        raise InputError(f"--root {root}", "a folder holding the host's /sys (default /)")
+    commands = platform.commands(device)
+    refused = [c.cli for c in commands if not is_read_only(platform, c.cli)]
+    if refused:
+        raise InputError(f"--host {device.name}", f"read-only commands only, not {refused[0]!r}")
+    first = read_locally(commands, root, timeout_s)
+    current, previous = first, None
+    if interval_s > 0 and not first.failures:
+        time.sleep(interval_s)
+        again = read_locally([c for c in commands if c.counters], root, timeout_s)
+        previous = _state(device, first.outputs, first.read_at)
+        current = LocalReading({**first.outputs, **again.outputs}, again.failures, again.read_at)
+    state = _state(device, current.outputs, current.read_at)
+    cannot_judge = dict(current.failures) or dict(state.unparsed)
+    if cannot_judge:
+        return HostCheck(device.name, state, [], cannot_judge)
+    return HostCheck(device.name, state, judge(fabric, policy, state, previous), {})
+
+
+def _state(device: Device, outputs: Mapping[str, str], read_at: float) -> DeviceState:
+    state = get_platform(device.platform).parse_outputs(dict(outputs), device)
+    state.read_at = read_at
+    return state

@@ -1,0 +1,159 @@
+"""`netcfg host-check` end to end, as a scheduler runs it: a program (subprocess) on a GPU server
+whose /sys is a fake tree and whose mlnx_qos / bnxtqos / ethtool / lldpcli are fake executables on
+PATH, both printing what the lab's host prints (netcfg.lab.snapshot.simulated_devices). Healthy it
+exits 0; with seeded faults today's rules catch, 1 naming them; with a tool missing or sysfs
+unreadable, 2 and one line."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from netcfg.cli import build_parser, main
+from netcfg.inventory import load_fabric
+from netcfg.lab.devices import DeviceFaults
+from netcfg.lab.snapshot import simulated_devices
+from netcfg.platforms import get_platform
+from netcfg.policy import load_policy
+from tests.conftest import LAB
+
+THOR_INVENTORY = Path(__file__).parent / "fixtures" / "thor" / "inventory"
+READ_AT = 1_780_000_000.0
+# A fake tool prints the lab's reply to its exact argv; anything else it refuses, as a real tool
+# refuses arguments it does not know. Only the shell's own words: PATH holds nothing but the fakes.
+TOOL = """#!/bin/sh
+reply="${0%/*}/replies/${0##*/} $*"
+if [ -f "$reply" ]; then
+  while IFS= read -r line || [ -n "$line" ]; do printf '%s\\n' "$line"; done < "$reply"
+  exit 0
+fi
+echo "${0##*/}: invalid arguments: $*" >&2
+exit 1
+"""
+
+
+def fake_host(
+    tmp_path: Path, inventory: Path, name: str, faults: DeviceFaults | None = None
+) -> tuple[Path, Path]:
+    """A server's /sys tree (under root/) and its tools (in bin/), as the lab's `name` prints them."""
+    fabric = load_fabric(inventory)
+    policy = load_policy(fabric.policy_ref)
+    simulated = simulated_devices(fabric, policy, {name: faults} if faults else {})[name]
+    outputs = simulated.outputs(READ_AT)
+    root, tools = tmp_path / "root", tmp_path / "bin"
+    (tools / "replies").mkdir(parents=True)
+    files: dict[Path, list[str]] = {}
+    for cmd in get_platform(simulated.device.platform).commands(simulated.device):
+        text = outputs[cmd.cli]
+        if cmd.cli.startswith("grep -rH . "):
+            for line in text.splitlines():
+                path, _, value = line.partition(":")
+                files.setdefault(root / path.lstrip("/"), []).append(value)
+        else:
+            tool = shlex.split(cmd.cli)[0]
+            (tools / "replies" / cmd.cli).write_text(text, encoding="utf-8")
+            (tools / tool).write_text(TOOL, encoding="utf-8")
+            (tools / tool).chmod(0o755)
+    for path, values in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(f"{v}\n" for v in values), encoding="utf-8")
+    return root, tools
+
+
+def host_check(
+    inventory: Path, host: str, root: Path, tools: Path, *extra: str
+) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PATH": str(tools)}
+    argv = ["--inventory", str(inventory), "--host", host, "--root", str(root), *extra]
+    return subprocess.run(
+        [sys.executable, "-m", "netcfg", "host-check", *argv],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_a_healthy_connectx_server_passes(tmp_path: Path):
+    root, tools = fake_host(tmp_path, LAB, "gpu02")
+    done = host_check(LAB, "gpu02", root, tools)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[0] == "gpu02: healthy"
+
+
+def test_seeded_faults_fail_the_gate_by_name(tmp_path: Path):
+    root, tools = fake_host(tmp_path, LAB, "gpu05", DeviceFaults(trust="pcp", firmware="28.35.1012"))
+    done = host_check(LAB, "gpu05", root, tools)
+    assert done.returncode == 1, done.stdout + done.stderr
+    headline = done.stdout.splitlines()[0]
+    assert headline.startswith("gpu05: ") and len(headline) <= 80
+    assert "qos.trust" in headline and "firmware.allowed" in headline
+    assert "28.35.1012" in done.stdout and "pcp" in done.stdout
+
+
+def test_a_missing_tool_cannot_be_judged(tmp_path: Path):
+    root, tools = fake_host(tmp_path, LAB, "gpu02")
+    (tools / "lldpcli").unlink()
+    done = host_check(LAB, "gpu02", root, tools)
+    assert done.returncode == 2
+    assert (
+        done.stdout
+        == "gpu02: cannot judge: lldpcli show neighbors: lldpcli is not installed (not found on PATH)\n"
+    )
+
+
+def test_an_unreadable_sysfs_cannot_be_judged(tmp_path: Path):
+    root, tools = fake_host(tmp_path, LAB, "gpu02")
+    shutil.rmtree(root / "sys/class/infiniband/mlx5_1")
+    done = host_check(LAB, "gpu02", root, tools)
+    assert done.returncode == 2
+    (line,) = done.stdout.splitlines()
+    assert line.startswith("gpu02: cannot judge: grep -rH . /sys/class/net/eth1/device/current_link_width")
+    assert line.endswith("/sys/class/infiniband/mlx5_1/ports/1/hw_counters: No such file or directory")
+
+
+def test_a_thor_server_read_twice_reports_json(tmp_path: Path):
+    root, tools = fake_host(tmp_path, THOR_INVENTORY, "gpu03", DeviceFaults(mtu={"eth1": 1500}))
+    done = host_check(THOR_INVENTORY, "gpu03", root, tools, "--interval", "0.2", "--format", "json")
+    assert done.returncode == 1, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    assert {(f["rule"], f["interface"]) for f in report["findings"]} == {("mtu.host", "eth1")}
+    assert done.stderr.splitlines()[0] == "gpu03: 1 finding: mtu.host"
+
+
+def test_a_host_not_in_the_inventory_is_bad_input(capsys: pytest.CaptureFixture[str], tmp_path: Path):
+    code = main(["host-check", "--inventory", str(LAB), "--host", "leaf-su1-r1", "--root", str(tmp_path)])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("netcfg: error: --host leaf-su1-r1: a host of the inventory")
+    assert len(err.splitlines()) == 1
+
+
+def test_a_root_without_sys_is_bad_input(capsys: pytest.CaptureFixture[str], tmp_path: Path):
+    code = main(
+        ["host-check", "--inventory", str(LAB), "--host", "gpu01", "--root", str(tmp_path / "nowhere")]
+    )
+    assert code == 2
+    assert capsys.readouterr().err == (
+        f"netcfg: error: --root {tmp_path / 'nowhere'}: a folder holding the host's /sys (default /)\n"
+    )
+
+
+def test_the_readme_node_problem_detector_config_runs_host_check_as_documented():
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    (block,) = [b for b in re.findall(r"```json\n(.*?)```", readme, flags=re.S) if "netcfg-host-check" in b]
+    config = json.loads(block)
+    assert config["plugin"] == "custom" and config["pluginConfig"]["max_output_length"] <= 80
+    (rule,) = config["rules"]
+    assert rule["condition"] == config["conditions"][0]["type"]
+    args = build_parser().parse_args(rule["args"])
+    assert (args.command, args.interval, args.timeout) == ("host-check", 30.0, 10.0)
