@@ -64,14 +64,27 @@ def _number(value: object) -> int | None:
 
 
 def _per_class(table: object, field: str) -> dict[int, int]:
-    if not isinstance(table, dict):
+    """{class: value} of one field of a per-class object (keyed by class, as NVUE prints it) or list (rows
+    naming their class, as some releases print it)."""
+    if isinstance(table, list):
+        rows = [(_class_of(row), row) for row in table if isinstance(row, dict)]
+    elif isinstance(table, dict):
+        rows = [(str(key), row) for key, row in table.items()]
+    else:
         return {}
     out = {}
-    for key, row in table.items():
+    for key, row in rows:
         value = _number(row.get(field)) if isinstance(row, dict) else None
-        if isinstance(key, str) and key.isdigit() and int(key) in _QUEUES and value is not None:
+        if key.isdigit() and int(key) in _QUEUES and value is not None:
             out[int(key)] = value
     return out
+
+
+def _class_of(row: dict) -> str:
+    for selector in ("traffic-class", "switch-priority"):
+        if selector in row:
+            return str(row[selector])
+    return ""
 
 
 def read_qos(text: str, into: PortCounters) -> str | None:
