@@ -157,6 +157,25 @@ def test_releases_before_5_11_print_no_link_state_and_no_down_count(fabric):
     assert all(c.link_downs is None for c in state.counters.values())
 
 
+def test_fec_of_releases_5_10_to_5_14_through_the_phy_detail_fallback(fabric):
+    """Before 5.15 `link phy health` does not exist: nv prints its error, and `link phy-detail` answers
+    with one `phy-raw-errors-laneN` row per lane."""
+    detail = (
+        "Error: The requested item does not exist.\n"
+        "                           operational\n"
+        "-------------------------  -----------------\n"
+        "time-since-last-clear-min  2880\n"
+        "phy-received-bits          15561574400000000\n"
+        "symbol-errors              0\n"
+        "effective-errors           3\n"
+        + "".join(f"phy-raw-errors-lane{n}       {n * 1000 + 7}\n" for n in range(8))
+    )
+    text = "".join(f"interface {p}\n{detail}" for p in ("swp1", "swp2", "swp3", "swp31", "swp32", "swp4"))
+    state = NV.parse_outputs(outputs(nv_show_interface_link_phy_health=text), fabric.devices["leaf-su1-r1"])
+    assert state.unparsed == {} and "counters" in state.facets
+    assert (state.counters["swp1"].fec_uncorrected, state.counters["swp1"].fec_corrected) == (3, 28_056)
+
+
 @pytest.mark.parametrize(
     ("speed", "gbps"),
     [("400G", 400), ("1.6T", 1600), ("800G", 800), ("100M", None), ("", None), ("auto", None)],

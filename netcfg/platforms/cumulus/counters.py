@@ -14,8 +14,9 @@ What is read, by command (NVIDIA Cumulus Linux user guide and NVUE command refer
   ingress for want of buffer.
 - `qos pfc-watchdog`: the `PFC WD Status` table, per traffic class: `DEADLOCK` is a queue the watchdog
   holds stormed now, `deadlock-count` the storms it detected.
-- `link phy health` (Cumulus 5.15 and later; Spectrum-2 and later): `effective-errors` (left after
-  FEC: uncorrected) and the lanes' `phy-raw-errors` (seen before FEC, which corrected them).
+- `link phy health` (Cumulus 5.15 and later; `link phy-detail` from 5.10 to 5.14; Spectrum-2 and
+  later): `effective-errors` (left after FEC: uncorrected) and the lanes' `phy-raw-errors` (seen before
+  FEC, which corrected them).
 """
 
 from __future__ import annotations
@@ -235,13 +236,22 @@ def render_watchdog(port: str, counters: PortCounters, state: DeviceState) -> st
 # --- link phy health -----------------------------------------------------------------------------
 
 
+_RAW_LANE = re.compile(r"phy-raw-errors-lane\d+")
+
+
 def read_phy(text: str, into: PortCounters) -> str | None:
+    """`link phy health` (5.15 and later: the lanes in a `Lane Stats` table), or, where that command does
+    not exist and the pipeline fell back to it, `link phy-detail` (5.10 to 5.14: a `phy-raw-errors-laneN`
+    row per lane, after the first command's error line)."""
     show = parse_show(text)
-    if not {"effective-errors", "raw-ber", "time-since-last-clear-min"} & set(show.rows):
-        return "no 'effective-errors' or 'raw-ber' row; expected 'nv show interface <port> link phy health'"
+    if not {"effective-errors", "time-since-last-clear-min"} & set(show.rows):
+        return (
+            "no 'effective-errors' row; expected 'nv show interface <port> link phy health' or 'phy-detail'"
+        )
     if "effective-errors" in show.rows:
         into.fec_uncorrected = _count(show.rows["effective-errors"][0])
     lanes = [_count(row.get("phy-raw-errors", "")) for row in show.tables.get(LANE_TABLE, [])]
+    lanes += [_count(value) for key, (value, _) in show.rows.items() if _RAW_LANE.fullmatch(key)]
     if lanes and all(n is not None for n in lanes):
         into.fec_corrected = sum(n for n in lanes if n is not None)
     return None
@@ -290,7 +300,12 @@ PORT_COMMANDS = (
         render_watchdog,
     ),
     PortCommand(
-        Command(_up_ports("link phy health"), "nv_show_interface_link_phy_health", counters=True),
+        # Renamed in 5.15; where `phy health` does not exist, nv fails and `phy-detail` answers.
+        Command(
+            _up_ports("link phy health || nv show interface % link phy-detail"),
+            "nv_show_interface_link_phy_health",
+            counters=True,
+        ),
         read_phy,
         render_phy,
     ),
