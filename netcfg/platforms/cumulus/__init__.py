@@ -14,7 +14,7 @@ Read: a configuration in either form (`nv set` lines, or startup.yaml), for `--c
 `config.not_operational`), `nv show interface -o json` (every port's running MTU, link state, speed,
 link-down count and LLDP neighbours in one command) and, for every port whose link is up, its counters
 (counters.py: PFC pause frames, queue drops and ECN marks, FCS and symbol errors, RoCE no-buffer
-discards, PFC watchdog storms, FEC errors), all sent as one shell line.
+discards, PFC watchdog storms, FEC errors): two shell lines, settings then counters.
 
 What the policy asks that NVUE cannot express, each reported rather than dropped (`pfc.watchdog` names
 it): the PFC watchdog's restoration time (NVUE restores a queue after one polling interval without pause
@@ -56,9 +56,10 @@ SYSTEM = Command("nv show system", "nv_show_system")
 CONFIG = Command("nv config show -o commands", "nv_config_show_commands")
 ROCE = Command("nv show qos roce", "nv_show_qos_roce")
 INTERFACES = Command("nv show interface -o json", "nv_show_interface_json")
-# In this order: an output cut short loses the commands after it, and every facet those carry. The
-# per-port counter commands go last: they take longest, and settings matter more than counters.
-COMMANDS = [SYSTEM, CONFIG, ROCE, INTERFACES, *(p.command for p in PORT_COMMANDS)]
+# In this order: an output cut short loses the commands after it, and every facet those carry.
+SETTINGS = [SYSTEM, CONFIG, ROCE, INTERFACES]
+COUNTERS = [p.command for p in PORT_COMMANDS]
+COMMANDS = [*SETTINGS, *COUNTERS]
 
 
 @register
@@ -83,8 +84,10 @@ class Cumulus(Platform):
         return list(COMMANDS)
 
     def batches(self, device: Device) -> list[Batch]:
-        # Each `nv` call costs the switch far more than the round trip; one line still saves three.
-        return [Batch(tuple(COMMANDS))]
+        # Each `nv` call costs the switch far more than the round trip; one line still saves three. The
+        # counters go on a line of their own: their time grows with the ports that are up (five `nv`
+        # calls each), and a switch too slow to answer them within the timeout keeps its settings.
+        return [Batch(tuple(SETTINGS)), Batch(tuple(COUNTERS))]
 
     # --- render ---------------------------------------------------------------------------------
 
