@@ -1,9 +1,11 @@
 """Per-port counters of a Cumulus switch, as its read-only `nv show interface <port> ...` commands print them.
 
-NVUE has no command that prints these for every port at once, so each is run for every port whose
-link is up (`/sys/class/net/swp*/operstate`), in one shell pipeline per command; `echo interface
-<port>` heads each port's output. The pipelines hold no `;`, `"` or `$`, so they travel inside one
-`Batch` line like any other command. Down ports are skipped: a down link is judged by its link state.
+NVUE prints none of these for every port at once (5.14's `nv show interface qos-roce-counters` does,
+for the RoCE counters only, in a shape its documentation does not show), so each command runs for
+every port whose link is up (`/sys/class/net/swp*/operstate`), one shell pipeline per command; `echo
+interface <port>` heads each port's output. The pipelines hold no `;`, `"` or `$`, so a `Batch` line
+carries them like any other command. Down ports are skipped: a down link is judged by its link state.
+NVUE prints plain integers here (no thousands separators); anything else is not a count.
 
 What is read, by command (NVIDIA Cumulus Linux user guide and NVUE command reference, 5.5 to 5.18):
 - `counters qos -o json`: `pfc-stats` per switch priority (`rx-pause-frames`, `tx-pause-frames`) and
