@@ -15,13 +15,13 @@ from hypothesis import strategies as st
 from netcfg.inventory import load_fabric
 from netcfg.lab.devices import DeviceFaults, live_states
 from netcfg.lab.health import with_counters, with_link_state
-from netcfg.lab.snapshot import simulated_devices
+from netcfg.lab.snapshot import simulated_devices, write_simulated_snapshot
 from netcfg.model import Device, Fabric, PortCounters, Role
 from netcfg.nornir_inventory import Login
 from netcfg.platforms import get_platform
 from netcfg.platforms.base import is_read_only
 from netcfg.policy import Policy, load_policy
-from netcfg.sources import snapshot_states
+from netcfg.sources import snapshot_states, unchanged_devices
 from tests.live_lab import live_audit
 from tests.test_cumulus_live import write_inventory
 from tests.test_cumulus_roundtrip import cumulus_fabrics, cumulus_policies
@@ -334,3 +334,17 @@ def test_a_live_audit_collects_the_link_state_and_counters_the_lab_plays(fabric,
     assert storm.pause_rx[3] > 1000 * calm.pause_rx[3] > 0
     assert {n: c.state for n, c in audit.collected.items()} == states
     assert all(s.unparsed == {} for n, s in states.items() if fabric.devices[n].platform == NV.name)
+
+
+def test_counters_moving_between_snapshots_leave_a_healthy_switch_unchanged(fabric, policy, tmp_path):
+    """Drift skips a switch whose settings did not change, however far its counters moved; a flapping
+    link's down count is in `nv show interface -o json` (settings and link state), so its switch is
+    parsed again rather than skipped."""
+    faults = {"leaf-su1-r2": DeviceFaults(flapping=["swp1"])}
+    before = write_simulated_snapshot(fabric, policy, faults, tmp_path / "a", at=1_790_000_000.0)
+    after = write_simulated_snapshot(fabric, policy, faults, tmp_path / "b", at=1_790_086_400.0, reads=1)
+    same = unchanged_devices(before, after)
+    switches = {n for n, d in fabric.devices.items() if d.platform == NV.name}
+    assert switches - same == {"leaf-su1-r2"}
+    moved = snapshot_states(fabric, after)["leaf-su1-r1"].counters["swp1"]
+    assert moved.fec_corrected > snapshot_states(fabric, before)["leaf-su1-r1"].counters["swp1"].fec_corrected
