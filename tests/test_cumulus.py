@@ -43,13 +43,14 @@ def leaf(fabric):
 
 
 def outputs(**replace: str) -> dict[str, str]:
-    """The four collected outputs of leaf-su1-r1 as real-shaped fixtures, some replaced."""
+    """The collected outputs of leaf-su1-r1 as real-shaped fixtures, some replaced."""
     files = {
         "nv_show_system": (CUMULUS / "nv_show_system_5.16.txt").read_text(),
         "nv_config_show_commands": COMMANDS.read_text(),
         "nv_show_qos_roce": (CUMULUS / "nv_show_qos_roce_lossless.txt").read_text(),
         "nv_show_interface_json": (CUMULUS / "nv_show_interface_json.txt").read_text(),
     }
+    files |= {c.file: (CUMULUS / f"{c.file}.txt").read_text() for c in NV.commands(None) if c.counters}
     return files | replace
 
 
@@ -306,7 +307,7 @@ def test_a_foreign_file_named_like_a_cumulus_config_is_refused_once(tmp_path, ca
 def test_real_shaped_outputs_read_clean(fabric, policy):
     state = NV.parse_outputs(outputs(), leaf(fabric))
     assert (state.unparsed, state.not_operational) == ({}, {})
-    assert state.facets == {"qos", "version", "lldp"}
+    assert state.facets == {"qos", "version", "lldp", "link", "counters"}
     assert state.os_version == "5.16.0"
     neighbours = {n.local_interface: (n.system_name, n.port) for n in state.lldp}
     assert neighbours["swp1"] == ("gpu01", "eth0") and neighbours["swp32"] == ("spine2", "swp1")
@@ -379,13 +380,14 @@ def test_a_port_running_another_mtu_than_applied(fabric, policy):
 @pytest.mark.parametrize(
     ("file", "text", "dropped"),
     [
-        ("nv_config_show_commands", None, {"qos"}),
-        ("nv_config_show_commands", "Error: Invalid Command\n", {"qos"}),
+        # The link state is read for the ports the configuration names.
+        ("nv_config_show_commands", None, {"qos", "link"}),
+        ("nv_config_show_commands", "Error: Invalid Command\n", {"qos", "link"}),
         ("nv_show_qos_roce", None, {"qos"}),
         ("nv_show_qos_roce", "operational  applied\n-----------  -------\n", {"qos"}),
         ("nv_show_system", "hostname leaf-su1-r1\n", {"version"}),
-        ("nv_show_interface_json", '{"swp1": {"link": ', {"lldp"}),
-        ("nv_show_interface_json", '["swp1"]', {"lldp"}),
+        ("nv_show_interface_json", '{"swp1": {"link": ', {"lldp", "link"}),
+        ("nv_show_interface_json", '["swp1"]', {"lldp", "link"}),
     ],
 )
 def test_an_unreadable_output_is_one_unknown_and_drops_what_it_carries(fabric, policy, file, text, dropped):
@@ -396,7 +398,7 @@ def test_an_unreadable_output_is_one_unknown_and_drops_what_it_carries(fabric, p
         given[file] = text
     state = NV.parse_outputs(given, leaf(fabric))
     assert len(state.unparsed) == 1
-    assert state.facets == {"qos", "version", "lldp"} - dropped
+    assert state.facets == {"qos", "version", "lldp", "link", "counters"} - dropped
     assert {f[0] for f in findings_of(fabric, policy, "leaf-su1-r1", state)} == {"parse.unknown_output"}
 
 

@@ -117,6 +117,11 @@ def test_states_parsed_during_collection_equal_the_saved_snapshot_parsed_again(f
         "nv_config_show_commands",
         "nv_show_qos_roce",
         "nv_show_interface_json",
+        "nv_show_interface_counters_qos_json",
+        "nv_show_interface_counters_errors",
+        "nv_show_interface_qos_roce_counters",
+        "nv_show_interface_qos_pfc_watchdog",
+        "nv_show_interface_link_phy_health",
     }
     assert leaf.state is not None and leaf.state.os_version == "5.16.0"
     assert audit.collected["spine1"].state.os_version == "5.4.0"  # the flat `nv show system` of 5.4

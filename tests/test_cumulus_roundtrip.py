@@ -155,6 +155,11 @@ REAL_SHAPED = {
     "nv_config_show_commands": "leaf-su1-r1_nv_config_show_commands.txt",
     "nv_show_qos_roce": "nv_show_qos_roce_lossless.txt",
     "nv_show_interface_json": "nv_show_interface_json.txt",
+    "nv_show_interface_counters_qos_json": "nv_show_interface_counters_qos_json.txt",
+    "nv_show_interface_counters_errors": "nv_show_interface_counters_errors.txt",
+    "nv_show_interface_qos_roce_counters": "nv_show_interface_qos_roce_counters.txt",
+    "nv_show_interface_qos_pfc_watchdog": "nv_show_interface_qos_pfc_watchdog.txt",
+    "nv_show_interface_link_phy_health": "nv_show_interface_link_phy_health.txt",
 }
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from netcfg.model import Device, Role
+from netcfg.model import Device, PortCounters, Role
 from netcfg.platforms import get_platform
 from netcfg.platforms.cumulus.operational import parse_version
 from netcfg.platforms.cumulus.show import parse_show, size_bytes
@@ -20,6 +20,7 @@ CORPUS = Path(os.environ.get("NETCFG_CORPUS", Path(__file__).resolve().parents[3
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "cumulus"
 NV = get_platform("cumulus")
 SWITCH = Device("leaf-su1-r1", Role.LEAF, "cumulus")
+ROCE_COUNTERS = next(c for c in NV.commands(SWITCH) if c.file == "nv_show_interface_qos_roce_counters")
 
 
 def read(path: str) -> str:
@@ -127,6 +128,23 @@ def test_roce_counters_are_not_a_roce_status() -> None:
         {"nv_show_qos_roce": read("show/cumulus_nv_show_interface_qos_roce_counters.txt")}, SWITCH
     )
     assert state.unparsed["nv show qos roce"].startswith("no 'mode' row") and "qos" not in state.facets
+
+
+def test_roce_counters_give_the_ports_lossless_discards_not_the_lossy_ones() -> None:
+    """NVIDIA's `nv show interface swp16 qos roce counters`, as the per-port pipeline prints it: the RoCE
+    ingress no-buffer discards are 0 (the non-RoCE traffic's 55 are lossy drops, not lossless ones), and
+    nothing else of the sample is taken for a counter netcfg reads elsewhere."""
+    text = "interface swp16\n" + read("show/cumulus_nv_show_interface_qos_roce_counters.txt")
+    state = NV.parse_outputs({ROCE_COUNTERS.file: text}, SWITCH)
+    assert ROCE_COUNTERS.cli not in state.unparsed
+    assert state.counters == {"swp16": PortCounters(no_buffer_discards=0)}
+
+
+def test_roce_status_is_not_roce_counters() -> None:
+    text = "interface swp16\n" + read("show/cumulus_nv_show_interface_qos_roce_status.txt")
+    state = NV.parse_outputs({ROCE_COUNTERS.file: text}, SWITCH)
+    assert state.unparsed[ROCE_COUNTERS.cli].startswith("swp16: no 'rx-stats' or 'tx-stats'")
+    assert "counters" not in state.facets
 
 
 # --- what NVUE does not print ------------------------------------------------------------------------

@@ -11,8 +11,10 @@ no line for it.
 Read: a configuration in either form (`nv set` lines, or startup.yaml), for `--configs`; live, read-only:
 `nv show system` (version), `nv config show -o commands` (the applied configuration), `nv show qos roce`
 (what the hardware runs, compared with the configuration: a setting it did not take is
-`config.not_operational`) and `nv show interface -o json` (every port's running MTU and LLDP neighbours in
-one command), sent as one shell line.
+`config.not_operational`), `nv show interface -o json` (every port's running MTU, link state, speed,
+link-down count and LLDP neighbours in one command) and, for every port whose link is up, its counters
+(counters.py: PFC pause frames, queue drops and ECN marks, FCS and symbol errors, RoCE no-buffer
+discards, PFC watchdog storms, FEC errors): two shell lines, settings then counters.
 
 What the policy asks that NVUE cannot express, each reported rather than dropped (`pfc.watchdog` names
 it): the PFC watchdog's restoration time (NVUE restores a queue after one polling interval without pause
@@ -30,6 +32,7 @@ from netcfg.lab.profile import CliProfile
 from netcfg.model import Device, DeviceState, InterfaceState, Watchdog
 from netcfg.platforms.base import Batch, Command, Platform, register
 from netcfg.platforms.cumulus.config import RUNNING_CONFIG, read_config
+from netcfg.platforms.cumulus.counters import PORT_COMMANDS, read_counters, render_counters, with_link_downs
 from netcfg.platforms.cumulus.defaults import ROCE_CABLE_M, STOCK_DSCP_MAP, Globals, defaults
 from netcfg.platforms.cumulus.operational import (
     parse_interfaces,
@@ -54,7 +57,9 @@ CONFIG = Command("nv config show -o commands", "nv_config_show_commands")
 ROCE = Command("nv show qos roce", "nv_show_qos_roce")
 INTERFACES = Command("nv show interface -o json", "nv_show_interface_json")
 # In this order: an output cut short loses the commands after it, and every facet those carry.
-COMMANDS = [SYSTEM, CONFIG, ROCE, INTERFACES]
+SETTINGS = [SYSTEM, CONFIG, ROCE, INTERFACES]
+COUNTERS = [p.command for p in PORT_COMMANDS]
+COMMANDS = [*SETTINGS, *COUNTERS]
 
 
 @register
@@ -79,8 +84,10 @@ class Cumulus(Platform):
         return list(COMMANDS)
 
     def batches(self, device: Device) -> list[Batch]:
-        # Each `nv` call costs the switch far more than the round trip; one line still saves three.
-        return [Batch(tuple(COMMANDS))]
+        # Each `nv` call costs the switch far more than the round trip; one line still saves three. The
+        # counters go on a line of their own: their time grows with the ports that are up (five `nv`
+        # calls each), and a switch too slow to answer them within the timeout keeps its settings.
+        return [Batch(tuple(SETTINGS)), Batch(tuple(COUNTERS))]
 
     # --- render ---------------------------------------------------------------------------------
 
@@ -94,6 +101,7 @@ class Cumulus(Platform):
             CONFIG.cli: self.render_config(state, device),
             ROCE.cli: render_roce(globals_of(state), gap),
             INTERFACES.cli: render_interfaces(state, gap),
+            **render_counters(state),
         }
 
     # --- parse ----------------------------------------------------------------------------------
@@ -119,7 +127,8 @@ class Cumulus(Platform):
             state.unparsed[SYSTEM.cli] = "output missing" if missing else "no product-release or build line"
             state.facets -= {"version"}
         state.os_version = version
-        self._read_interfaces(state, outputs.get(INTERFACES.file))
+        downs = self._read_interfaces(state, outputs.get(INTERFACES.file))
+        self._read_counters(state, outputs, downs)
         return state
 
     def _read_roce(self, state: DeviceState, globals_: Globals | None, text: str | None) -> None:
@@ -132,19 +141,34 @@ class Cumulus(Platform):
         elif globals_ is not None and show is not None:
             state.not_operational.update(roce_gap(globals_, show))
 
-    def _read_interfaces(self, state: DeviceState, text: str | None) -> None:
+    def _read_interfaces(self, state: DeviceState, text: str | None) -> dict[str, int]:
+        """MTU gaps, LLDP and the ports' link state; returns the link-down counts by port."""
         found = parse_interfaces(text) if text is not None else "output missing"
         if isinstance(found, str):
             state.unparsed[INTERFACES.cli] = found
             # An unreadable table says nothing about cabling: reported once, not as a missing
             # neighbour on every port.
             state.facets -= {"lldp"}
-            return
-        mtus, state.lldp = found
+            return {}
+        state.lldp = found.lldp
         for name, port in state.interfaces.items():
-            running = mtus.get(name)
+            running = found.mtus.get(name)
             if running is not None and port.mtu is not None and running != port.mtu:
                 state.not_operational[f"{name}.mtu"] = (str(port.mtu), str(running))
+            port.oper_up = found.oper_up.get(name)
+            port.speed_gbps = found.speed_gbps.get(name)
+        # Releases before 5.11 print no operational state: the link state is then unknown, not down.
+        if any(name in found.oper_up for name in state.interfaces):
+            state.facets |= {"link"}
+        return found.link_downs
+
+    def _read_counters(self, state: DeviceState, outputs: dict[str, str], downs: dict[str, int]) -> None:
+        counters, unreadable = read_counters(outputs)
+        state.counters = with_link_downs(counters, downs)
+        state.unparsed.update(unreadable)
+        # No port up, nothing read: the counters are unknown, not zero.
+        if counters and not unreadable:
+            state.facets |= {"counters"}
 
     def mask_secrets(self, text: str) -> str:
         return mask_secrets(text)

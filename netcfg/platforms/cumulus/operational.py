@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, field
 
-from netcfg.model import DeviceState, LldpNeighbor, port_sort_key
+from netcfg.model import DeviceState, InterfaceState, LldpNeighbor, PortCounters, port_sort_key
 from netcfg.platforms.cumulus.defaults import LOSSLESS_MODES, PRIORITIES, Globals
 from netcfg.platforms.cumulus.names import compact_numbers, expand_numbers
 from netcfg.platforms.cumulus.show import Show, format_rows, format_table, size_bytes, size_text
@@ -243,7 +244,8 @@ def render_system(version: str | None, hostname: str) -> str:
 
 
 def render_interfaces(state: DeviceState, gap: dict[str, tuple[str, str]]) -> str:
-    """`nv show interface -o json`: every interface with its link (operational MTU) and LLDP neighbours."""
+    """`nv show interface -o json`: every interface with its link (operational state, speed, MTU and
+    carrier counts) and LLDP neighbours."""
     out: dict[str, dict] = {
         "eth0": {
             "type": "eth",
@@ -261,7 +263,7 @@ def render_interfaces(state: DeviceState, gap: dict[str, tuple[str, str]]) -> st
         }
     for name in sorted(set(state.interfaces) | set(neighbours), key=port_sort_key):
         port = state.interfaces.get(name)
-        link: dict[str, object] = {"admin-status": "up", "oper-status": "up"}
+        link = _link(port, state.counters.get(name))
         key = f"{name}.mtu"
         if key in gap:
             link["mtu"] = int(gap[key][1])
@@ -274,8 +276,53 @@ def render_interfaces(state: DeviceState, gap: dict[str, tuple[str, str]]) -> st
     return json.dumps(out, indent=2) + "\n"
 
 
-def parse_interfaces(text: str) -> tuple[dict[str, int], list[LldpNeighbor]] | str:
-    """Operational MTU by interface and LLDP neighbours; or why the text is not that JSON."""
+def _link(port: InterfaceState | None, counters: PortCounters | None) -> dict[str, object]:
+    """A port's `link` object: what the state says of its link, and nothing it leaves unknown."""
+    link: dict[str, object] = {"admin-status": "up"}
+    up = port.oper_up if port is not None else None
+    if up is not None:
+        link["oper-status"] = "up" if up else "down"
+    if up and port is not None and port.speed_gbps is not None:
+        link["speed"] = f"{port.speed_gbps}G"
+    if counters is not None and counters.link_downs is not None:
+        # Up as often as down, once more while the link is up now.
+        ups = counters.link_downs + (1 if up else 0)
+        link["stats"] = {
+            "carrier-transitions": ups + counters.link_downs,
+            "carrier-up-count": ups,
+            "carrier-down-count": counters.link_downs,
+        }
+    return link
+
+
+@dataclass(slots=True)
+class InterfaceTable:
+    """What `nv show interface -o json` says of the ports: running MTU, link state and speed, link-down
+    counts and LLDP neighbours, by interface (only what it prints)."""
+
+    mtus: dict[str, int] = field(default_factory=dict)
+    oper_up: dict[str, bool] = field(default_factory=dict)
+    speed_gbps: dict[str, int] = field(default_factory=dict)
+    link_downs: dict[str, int] = field(default_factory=dict)
+    lldp: list[LldpNeighbor] = field(default_factory=list)
+
+
+# NVUE prints an operational speed as "400G", "1G", "1.6T" (or "100M", which is no whole Gb/s).
+_SPEED = re.compile(r"(\d+(?:\.\d+)?)([GT])")
+# Linux operational states NVUE passes on; "unknown" (loopbacks, VRFs) says nothing of a link.
+_OPER = {"up": True, "down": False, "lowerlayerdown": False, "dormant": False, "notpresent": False}
+
+
+def _speed_gbps(text: object) -> int | None:
+    found = _SPEED.fullmatch(text.strip()) if isinstance(text, str) else None
+    if found is None:
+        return None
+    gbps = float(found.group(1)) * (1000 if found.group(2) == "T" else 1)
+    return int(gbps) if gbps.is_integer() and gbps > 0 else None
+
+
+def parse_interfaces(text: str) -> InterfaceTable | str:
+    """What the ports' `link` and `lldp` objects say; or why the text is not that JSON."""
     try:
         data = json.loads(text)
     except ValueError as exc:
@@ -284,19 +331,34 @@ def parse_interfaces(text: str) -> tuple[dict[str, int], list[LldpNeighbor]] | s
         return "JSON nested too deeply"
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
         return "not an object of interfaces"
-    mtus: dict[str, int] = {}
-    lldp: list[LldpNeighbor] = []
+    table = InterfaceTable()
     for name, entry in data.items():
         link = entry.get("link")
-        if isinstance(link, dict) and isinstance(link.get("mtu"), int):
-            mtus[name] = link["mtu"]
-        table = entry.get("lldp", {}).get("neighbor", {}) if isinstance(entry.get("lldp"), dict) else {}
-        for neighbour, detail in table.items() if isinstance(table, dict) else []:
+        if isinstance(link, dict):
+            _read_link(name, link, table)
+        found = entry.get("lldp", {}).get("neighbor", {}) if isinstance(entry.get("lldp"), dict) else {}
+        for neighbour, detail in found.items() if isinstance(found, dict) else []:
             detail = detail if isinstance(detail, dict) else {}
             chassis = detail.get("chassis") if isinstance(detail.get("chassis"), dict) else {}
             port = detail.get("port") if isinstance(detail.get("port"), dict) else {}
-            lldp.append(
+            table.lldp.append(
                 LldpNeighbor(name, str(chassis.get("system-name") or neighbour), str(port.get("name", "")))
             )
-    lldp.sort(key=lambda n: port_sort_key(n.local_interface))
-    return mtus, lldp
+    table.lldp.sort(key=lambda n: port_sort_key(n.local_interface))
+    return table
+
+
+def _read_link(name: str, link: dict, table: InterfaceTable) -> None:
+    if isinstance(link.get("mtu"), int):
+        table.mtus[name] = link["mtu"]
+    up = _OPER.get(str(link.get("oper-status", "")).lower())
+    if up is not None:
+        table.oper_up[name] = up
+    speed = _speed_gbps(link.get("speed"))
+    if up and speed is not None:
+        table.speed_gbps[name] = speed
+    stats = link.get("stats")
+    downs = stats.get("carrier-down-count") if isinstance(stats, dict) else None
+    # Before 5.11 NVUE printed only `carrier-transitions`, ups and downs together: no down count.
+    if isinstance(downs, int) and not isinstance(downs, bool) and downs >= 0:
+        table.link_downs[name] = downs

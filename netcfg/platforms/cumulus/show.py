@@ -93,6 +93,11 @@ def _table(lines: list[str], i: int, title: str, show: Show) -> int:
     names = _cells(lines[i], spans)
     rows = []
     i += 2
+    # Some tables (`PFC WD Status`) have a blank line between the dashes and their rows.
+    while (
+        i + 1 < len(lines) and not lines[i].strip() and lines[i + 1].strip() and not _is_title(lines, i + 1)
+    ):
+        i += 1
     while i < len(lines) and lines[i].strip():
         following = lines[i + 1] if i + 1 < len(lines) else ""
         if re.fullmatch(r"=+\s*", following):
@@ -103,10 +108,12 @@ def _table(lines: list[str], i: int, title: str, show: Show) -> int:
     return i
 
 
-def format_rows(
-    rows: list[tuple[str, str, str]], columns: tuple[str, ...] = ("operational", "applied")
-) -> str:
-    """Key/value rows (key with its indent, operational, applied) laid out as NVUE prints them."""
+def _is_title(lines: list[str], i: int) -> bool:
+    return i + 1 < len(lines) and re.fullmatch(r"=+\s*", lines[i + 1]) is not None
+
+
+def format_rows(rows: list[tuple[str, ...]], columns: tuple[str, ...] = ("operational", "applied")) -> str:
+    """Key/value rows (key with its indent, then one value per column) laid out as NVUE prints them."""
     widths = [max([len(r[n]) for r in rows] + [len(h)]) for n, h in enumerate(("", *columns))]
     header = "  ".join(h.ljust(w) for h, w in zip(("", *columns), widths, strict=False)).rstrip()
     out = [header, "  ".join("-" * w for w in widths)]
