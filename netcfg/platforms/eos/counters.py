@@ -15,19 +15,26 @@ from dataclasses import dataclass, field
 from netcfg.model import DeviceState, InterfaceState, PortCounters
 from netcfg.platforms.eos.commands import SHOW_INTERFACES, SHOW_PFC, SHOW_PFC_WATCHDOG, SHOW_PHY
 
-# "Ethernet1 is up, line protocol is up (connected)"; "... is administratively down, line protocol
-# is notpresent (disabled)".
-_HEADER = re.compile(r"^(\S+) is ([a-z][\w ]*?), line protocol is (\w+)(?: \(\w+\))?\s*$")
-# "  Full-duplex, 400Gb/s, auto negotiation: off, uni-link: n/a"
-_SPEED = re.compile(r"^\s+[\w-]+, (\d[\d.]*)([GM])b/s\b")
-_CHANGES = re.compile(r"^\s+(\d[\d,]*) link status changes since last clear\s*$")
-# "     0 input errors, 0 CRC, 0 alignment, 0 symbol, 0 input discards"
-_ERRORS = re.compile(
-    r"^\s+(\d[\d,]*) input errors, (\d[\d,]*) CRC, (\d[\d,]*) alignment, (\d[\d,]*) symbol, "
-    r"(\d[\d,]*) input discards\s*$"
+# The lines read, one alternative each, matched over the whole output at once (the rest is skipped in
+# the regex engine, not line by line in Python):
+# "Ethernet1 is up, line protocol is up (connected)", "... is administratively down, line protocol
+# is notpresent (disabled)"; "  Full-duplex, 400Gb/s, auto negotiation: off"; "  3 link status
+# changes since last clear"; "     0 input errors, 0 CRC, 0 alignment, 0 symbol, 0 input discards".
+_INTERFACE_LINES = re.compile(
+    r"^(?:(?P<name>\S+) is [a-z][\w ]*?, line protocol is (?P<proto>\w+)(?: \(\w+\))?"
+    r"|\s+[\w-]+, (?P<speed>\d[\d.]*)(?P<unit>[GM])b/s\b.*"
+    r"|\s+(?P<changes>\d[\d,]*) link status changes since last clear"
+    r"|\s+\d[\d,]* input errors, (?P<crc>\d[\d,]*) CRC, \d[\d,]* alignment, (?P<symbol>\d[\d,]*) symbol, "
+    r"(?P<discards>\d[\d,]*) input discards"
+    r"|(?P<other>\S.*))[ \t\r]*$",
+    re.M,
 )
-_PHY_PORT = re.compile(r"^(Ethernet\d\S*)\s*$")
-_FEC = re.compile(r"^\s+FEC (corrected|uncorrected) codewords\s+(\d[\d,]*)(?:\s|$)")
+# A port's block ("Ethernet1" alone on a line) and its codeword counts.
+_PHY_LINES = re.compile(
+    r"^(?:(?P<port>Ethernet\d\S*)|\s+FEC (?P<kind>corrected|uncorrected) codewords\s+(?P<count>\d[\d,]*)\b.*"
+    r"|(?P<other>\S.*))[ \t\r]*$",
+    re.M,
+)
 # Front-panel ports: management, loopback, port-channel and VLAN interfaces carry no fabric link.
 FABRIC_PORT = re.compile(r"Ethernet\d")
 
@@ -102,10 +109,9 @@ def _port_counters(name: str, port: _Port, read: _Read, iface: InterfaceState) -
     # EOS lists a port in the watchdog counters only from its first event on: a port it leaves out
     # has had none on the queues the watchdog watches (those of its no-drop priorities).
     stuck = {queue: (0, 0) for queue in _watched_queues(iface)} | read.stuck.get(name, {})
-    assert port.changes is not None
     return PortCounters(
         # Every down-and-up is two changes; the first change is the link coming up at boot.
-        link_downs=port.changes // 2,
+        link_downs=None if port.changes is None else port.changes // 2,
         fec_corrected=fec.get("corrected"),
         fec_uncorrected=fec.get("uncorrected"),
         crc_errors=port.crc,
@@ -130,20 +136,23 @@ def _number(text: str) -> int:
 
 def _read_interfaces(text: str, read: _Read) -> None:
     port: _Port | None = None
-    for line in text.splitlines():
-        header = _HEADER.match(line)
-        if header:
-            port = read.ports[header.group(1)] = _Port(up=header.group(3) == "up")
+    for m in _INTERFACE_LINES.finditer(text):
+        name, speed, changes, crc = m.group("name", "speed", "changes", "crc")
+        if name is not None:
+            port = read.ports[name] = _Port(up=m.group("proto") == "up")
+        elif port is None:
             continue
-        if port is None or not line.startswith(" "):
+        elif speed is not None:
+            port.speed_gbps = _gbps(speed, m.group("unit"))
+        elif changes is not None:
+            port.changes = _number(changes)
+        elif crc is not None:
+            port.crc, port.symbol, port.discards = (
+                _number(m.group(g)) for g in ("crc", "symbol", "discards")
+            )
+        else:
+            # A line that is not part of a port's indented block ends the block.
             port = None
-            continue
-        if (m := _SPEED.match(line)) is not None:
-            port.speed_gbps = _gbps(m.group(1), m.group(2))
-        elif (m := _CHANGES.match(line)) is not None:
-            port.changes = _number(m.group(1))
-        elif (m := _ERRORS.match(line)) is not None:
-            port.crc, port.symbol, port.discards = (_number(m.group(i)) for i in (2, 4, 5))
     if not read.ports:
         why = "output empty" if not text.strip() else "no 'NAME is up, line protocol is up' lines"
         read.unreadable[SHOW_INTERFACES.cli] = why
@@ -163,11 +172,13 @@ def _read_phy(text: str | None, read: _Read) -> None:
         return
     port: str | None = None
     seen = False
-    for line in text.splitlines():
-        if (m := _PHY_PORT.match(line)) is not None:
-            port, seen = m.group(1), True
-        elif port is not None and (m := _FEC.match(line)) is not None:
-            read.fec.setdefault(port, {})[m.group(1)] = _number(m.group(2))
+    for m in _PHY_LINES.finditer(text):
+        if m.group("port") is not None:
+            port, seen = m.group("port"), True
+        elif m.group("other") is not None:
+            port = None if not m.group("other").startswith("Current System Time") else port
+        elif port is not None:
+            read.fec.setdefault(port, {})[m.group("kind")] = _number(m.group("count"))
     if not seen and "Current System Time" not in text:
         read.unreadable[SHOW_PHY.cli] = "no port blocks (a line with the port's name alone)"
 
