@@ -21,8 +21,10 @@ from netcfg.nornir_inventory import Login
 from netcfg.platforms import get_platform
 from netcfg.platforms.base import is_read_only
 from netcfg.platforms.eos.commands import SHOW_INTERFACES, SHOW_PFC, SHOW_PFC_WATCHDOG, SHOW_PHY
+from netcfg.policy import Policy
 from netcfg.sources import snapshot_states
 from tests.live_lab import live_audit
+from tests.test_roundtrip import damaged, policies
 
 EOS = get_platform("eos")
 FIXTURES = Path(__file__).parent / "fixtures" / "eos"
@@ -64,6 +66,10 @@ def eos_view(state: DeviceState) -> DeviceState:
         name: dataclasses.replace(c, ecn_marked={}, queue_drops={}) for name, c in state.counters.items()
     }
     return dataclasses.replace(state, counters=counters)
+
+
+def link_state(state: DeviceState) -> dict[str, tuple[bool | None, int | None]]:
+    return {n: (p.oper_up, p.speed_gbps) for n, p in state.interfaces.items() if p.oper_up is not None}
 
 
 def parsed_lab(simulated: SimulatedDevice, now: float, reads: int) -> tuple[DeviceState, DeviceState]:
@@ -232,13 +238,37 @@ def simulated(lab_fabric, lab_policy) -> dict[str, SimulatedDevice]:
     return {name: d for name, d in devices.items() if d.device.platform == "eos"}
 
 
-@settings(max_examples=25, deadline=None)
-@given(data=st.data(), now=st.floats(1_767_225_600.0, 1_900_000_000.0), reads=st.integers(1, 10_000))
-def test_lab_link_state_and_counters_round_trip(simulated, data: st.DataObject, now: float, reads: int):
-    name = data.draw(st.sampled_from(sorted(simulated)))
-    state, parsed = parsed_lab(simulated[name], now, reads)
-    assert parsed == eos_view(state)
+@settings(max_examples=20, deadline=None)
+@given(
+    policy=policies(),
+    lossy=st.booleans(),
+    data=st.data(),
+    now=st.floats(1_767_225_600.0, 1_900_000_000.0),
+    reads=st.integers(1, 10_000),
+)
+def test_lab_link_state_and_counters_round_trip(
+    lab_fabric, policy: Policy, lossy: bool, data: st.DataObject, now: float, reads: int
+):
+    """Any policy (the RoCE priority decides which priorities pause and which queues the watchdog
+    watches), lossless or lossy, with every link and counter fault of the lab."""
+    policy = policy.model_copy(update={"mode": "lossy"}) if lossy else policy
+    switches = {n: d for n, d in simulated_devices(lab_fabric, policy, FAULTS).items() if d.device.is_switch}
+    name = data.draw(st.sampled_from(sorted(switches)))
+    state, parsed = parsed_lab(switches[name], now, reads)
+    # (The QoS settings' own round trip is tests/test_roundtrip.py's.)
+    assert parsed.counters == eos_view(state).counters
+    assert link_state(parsed) == link_state(state)
     assert {"link", "counters"} <= parsed.facets and parsed.unparsed == {}
+    assert any(c.pause_rx for c in parsed.counters.values()) is not lossy
+
+
+@settings(max_examples=50, deadline=None)
+@given(data=st.data())
+def test_damaged_production_outputs_never_crash_the_parser(data: st.DataObject):
+    state = EOS.parse_outputs(data.draw(damaged(production())), LEAF)
+    assert state.name == LEAF.name
+    # What it read of the counters is only ever about ports that are up.
+    assert all(state.interfaces[port].oper_up for port in state.counters)
 
 
 def test_lab_faults_show_in_the_parsed_state(simulated):
