@@ -22,16 +22,16 @@ from netcfg.platforms.eos.commands import SHOW_INTERFACES, SHOW_PFC, SHOW_PFC_WA
 # changes since last clear"; "     0 input errors, 0 CRC, 0 alignment, 0 symbol, 0 input discards".
 _INTERFACE_LINES = re.compile(
     r"^(?:(?P<name>\S+) is [a-z][\w ]*?, line protocol is (?P<proto>\w+)(?: \(\w+\))?"
-    r"|\s+[\w-]+, (?P<speed>\d[\d.]*)(?P<unit>[GM])b/s\b.*"
-    r"|\s+(?P<changes>\d[\d,]*) link status changes since last clear"
-    r"|\s+\d[\d,]* input errors, (?P<crc>\d[\d,]*) CRC, \d[\d,]* alignment, (?P<symbol>\d[\d,]*) symbol, "
+    r"|[ \t]+[\w-]+, (?P<speed>\d[\d.]*)(?P<unit>[GM])b/s\b.*"
+    r"|[ \t]+(?P<changes>\d[\d,]*) link status changes since last clear"
+    r"|[ \t]+\d[\d,]* input errors, (?P<crc>\d[\d,]*) CRC, \d[\d,]* alignment, (?P<symbol>\d[\d,]*) symbol, "
     r"(?P<discards>\d[\d,]*) input discards"
     r"|(?P<other>\S.*))[ \t\r]*$",
     re.M,
 )
 # A port's block ("Ethernet1" alone on a line) and its codeword counts.
 _PHY_LINES = re.compile(
-    r"^(?:(?P<port>Ethernet\d\S*)|\s+FEC (?P<kind>corrected|uncorrected) codewords\s+(?P<count>\d[\d,]*)\b.*"
+    r"^(?:(?P<port>Ethernet\d\S*)|[ \t]+FEC (?P<kind>corrected|uncorrected) codewords[ \t]+(?P<count>\d[\d,]*)\b.*"
     r"|(?P<other>\S.*))[ \t\r]*$",
     re.M,
 )
