@@ -31,7 +31,8 @@ _INTERFACE_LINES = re.compile(
 )
 # A port's block ("Ethernet1" alone on a line) and its codeword counts.
 _PHY_LINES = re.compile(
-    r"^(?:(?P<port>Ethernet\d\S*)|[ \t]+FEC (?P<kind>corrected|uncorrected) codewords[ \t]+(?P<count>\d[\d,]*)\b.*"
+    r"^(?:(?P<port>Ethernet\d\S*)"
+    r"|[ \t]+FEC (?P<kind>corrected|uncorrected) codewords[ \t]+(?P<count>\d[\d,]*)\b.*"
     r"|(?P<other>\S.*))[ \t\r]*$",
     re.M,
 )
