@@ -12,7 +12,7 @@ from netcfg.lab.profile import CliProfile
 from netcfg.model import Device, DeviceState
 from netcfg.platforms.base import Command, Platform, register
 from netcfg.platforms.eos import parse, render, secrets
-from netcfg.platforms.eos.commands import NAME, SHOW_LLDP, SHOW_RUNNING
+from netcfg.platforms.eos.commands import COUNTER_COMMANDS, NAME, SHOW_LLDP, SHOW_RUNNING
 from netcfg.platforms.eos.parse import SEGMENT_BYTES
 
 __all__ = ["SEGMENT_BYTES", "Eos"]
@@ -42,12 +42,16 @@ class Eos(Platform):
         r"show running-config",
         r"show lldp neighbors",
         r"show version",
+        r"show interfaces",
+        r"show interfaces phy detail",
+        r"show priority-flow-control counters (detail|watchdog) \| json",
     )
 
     def commands(self, device: Device) -> list[Command]:
         # EOS heads its running config with `! device: NAME (MODEL, EOS-VERSION)`: a separate `show
-        # version` would cost a round trip per switch for the same two facts.
-        return [SHOW_RUNNING, SHOW_LLDP]
+        # version` would cost a round trip per switch for the same two facts. EOS runs one command
+        # per line, so each counter command is a round trip: four cover every port of the switch.
+        return [SHOW_RUNNING, SHOW_LLDP, *COUNTER_COMMANDS]
 
     def render_config(self, state: DeviceState, device: Device) -> str:
         return render.render_config(state)

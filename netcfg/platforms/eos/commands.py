@@ -8,5 +8,21 @@ NAME = "eos"
 SHOW_VERSION = Command("show version", "show_version")
 SHOW_RUNNING = Command("show running-config", "show_running-config")
 SHOW_LLDP = Command("show lldp neighbors", "show_lldp_neighbors")
+# Link state, speed, link status changes, CRC/symbol errors and input discards of every port.
+SHOW_INTERFACES = Command("show interfaces", "show_interfaces", counters=True)
+# FEC corrected/uncorrected codewords of every port (text only: EOS has no JSON for these).
+SHOW_PHY = Command("show interfaces phy detail", "show_interfaces_phy_detail", counters=True)
+# PFC frames per priority and PFC watchdog events per tx-queue, as JSON: its keys (rxFrames/txFrames,
+# stuckCount/recoveryCount) are what operators' tools read from real switches, where the text
+# tables of these commands are not published.
+SHOW_PFC = Command(
+    "show priority-flow-control counters detail | json", "show_priority-flow-control_counters_detail", True
+)
+SHOW_PFC_WATCHDOG = Command(
+    "show priority-flow-control counters watchdog | json",
+    "show_priority-flow-control_counters_watchdog",
+    True,
+)
+COUNTER_COMMANDS = (SHOW_INTERFACES, SHOW_PHY, SHOW_PFC, SHOW_PFC_WATCHDOG)
 # parse_config's name for the text it was given (a file or `show running-config`) in `unparsed`.
 RUNNING_CONFIG = "running-config"

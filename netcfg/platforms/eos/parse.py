@@ -12,6 +12,7 @@ from decimal import Decimal, InvalidOperation
 from netcfg.model import Device, DeviceState, EcnSetting, InterfaceState, LldpNeighbor, Watchdog
 from netcfg.parsing import many, one, ttp_parse
 from netcfg.platforms.eos.commands import NAME, RUNNING_CONFIG, SHOW_LLDP, SHOW_RUNNING, SHOW_VERSION
+from netcfg.platforms.eos.counters import read_counters
 from netcfg.platforms.eos.text import Block, long_interface, setting_offsets, split_config
 
 # Buffer segment size behind the `segments` unit: ASIC dependent (208 B on Jericho-family chips).
@@ -110,6 +111,7 @@ def parse_outputs(outputs: dict[str, str], device: Device) -> DeviceState:
         # where cabling.no_neighbor would report every port of the switch as having no neighbour.
         state.facets -= {"lldp"}
     state.lldp = [LldpNeighbor(long_interface(n["local"]), n["system_name"], n["port"]) for n in lldp]
+    read_counters(outputs, state)
     return state
 
 
