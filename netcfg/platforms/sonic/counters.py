@@ -81,12 +81,13 @@ def read_counters(state: DeviceState, outputs: dict[str, str]) -> dict[str, str]
         text = outputs.get(command.file)
         # Missing: a snapshot taken before netcfg collected it. Not shown: the release or its
         # counter polling does not count it. Either way its fields stay unknown, nothing to report.
-        if text is None or (_NOT_SHOWN.search(text) and not show.read_tables(text)):
+        if text is None:
             continue
         try:
             reader(text, counts)
         except Unreadable as exc:
-            unread[command.cli] = str(exc)
+            if not _NOT_SHOWN.search(text) or show.read_tables(text):
+                unread[command.cli] = str(exc)
     for port, downs in counts.flaps.items():
         if port in counts.by_port:
             counts.by_port[port].link_downs = downs
