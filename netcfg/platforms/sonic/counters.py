@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from netcfg.model import DeviceState, PortCounters
+from netcfg.model import DeviceState, PortCounters, port_sort_key
 from netcfg.platforms.base import Command
 from netcfg.platforms.sonic import show
 
@@ -91,7 +91,7 @@ def read_counters(state: DeviceState, outputs: dict[str, str]) -> dict[str, str]
     for port, downs in counts.flaps.items():
         if port in counts.by_port:
             counts.by_port[port].link_downs = downs
-    state.counters = dict(sorted(counts.by_port.items()))
+    state.counters = {p: counts.by_port[p] for p in sorted(counts.by_port, key=port_sort_key)}
     return unread
 
 
@@ -123,8 +123,13 @@ def _number(cell: str) -> int | None:
 
 
 def _gbps(cell: str) -> int | None:
-    """'400G' -> 400; '2.5G', '100M', 'N/A' -> None (no whole Gb/s)."""
-    return int(cell[:-1]) if cell.endswith("G") and cell[:-1].isdigit() else None
+    """'400G' -> 400, '1000M' (RJ45 ports) -> 1; '2.5G', '100M', 'N/A' -> None (no whole Gb/s)."""
+    number, unit = cell[:-1], cell[-1:]
+    if not number.isdigit():
+        return None
+    if unit == "G":
+        return int(number)
+    return int(number) // 1000 if unit == "M" and int(number) % 1000 == 0 else None
 
 
 def _flaps(text: str, counts: _Counts) -> None:

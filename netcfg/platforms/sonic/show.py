@@ -51,7 +51,8 @@ def _cells(row: str, starts: list[int]) -> list[str]:
         split = re.split(r" {2,}", row.strip())
         if len(split) == len(starts):
             return split
-    return [row[a:b].strip() for a, b in zip(starts, bounds, strict=True)]
+    # What sits left of the first dashes is still the first cell (a doc copy's outdented row).
+    return [row[a:b].strip() for a, b in zip([0, *starts[1:]], bounds, strict=True)]
 
 
 def table(headers: list[str], rows: list[list[str]], right: bool | list[bool]) -> str:
