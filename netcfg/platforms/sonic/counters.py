@@ -49,6 +49,7 @@ _NOT_SHOWN = re.compile(
     r"""No such (?:command|option)|counters are disabled|NAME_MAP is empty|not enabled""", re.I
 )
 _QUEUE = re.compile(r"UC(\d+)")
+_PFC_COLUMNS = [f"PFC{p}" for p in range(8)]
 
 
 class Unreadable(Exception):
@@ -102,7 +103,10 @@ class _Counts:
         self.flaps: dict[str, int] = {}
 
     def of(self, port: str) -> PortCounters:
-        return self.by_port.setdefault(port, PortCounters())
+        found = self.by_port.get(port)
+        if found is None:
+            found = self.by_port[port] = PortCounters()
+        return found
 
 
 def _tables(text: str, *columns: str) -> list[list[dict[str, str]]]:
@@ -110,6 +114,14 @@ def _tables(text: str, *columns: str) -> list[list[dict[str, str]]]:
     if not tables:
         raise Unreadable(f"no {' / '.join(columns)} table")
     return tables
+
+
+def _rows(text: str, *columns: str) -> list[tuple[str, ...]]:
+    """The columns' cells of every row of the tables that have them."""
+    tables = show.columns(text, *columns)
+    if not tables:
+        raise Unreadable(f"no {' / '.join(columns)} table")
+    return [row for rows in tables for row in rows]
 
 
 def _number(cell: str) -> int | None:
@@ -147,63 +159,59 @@ def _flaps(text: str, counts: _Counts) -> None:
 
 def _per_port(columns: dict[str, str]) -> Callable[[str, _Counts], None]:
     """A reader of a one-row-per-port table (IFACE first), setting PortCounters fields by column."""
+    fields = list(columns.values())
 
     def read(text: str, counts: _Counts) -> None:
-        for rows in _tables(text, "IFACE", *columns):
-            for row in rows:
-                if row["IFACE"] not in counts.ports:
-                    continue
-                for column, field in columns.items():
-                    value = _number(row[column])
-                    if value is not None:
-                        setattr(counts.of(row["IFACE"]), field, value)
+        for port, *cells in _rows(text, "IFACE", *columns):
+            if port not in counts.ports:
+                continue
+            for field, cell in zip(fields, cells, strict=True):
+                value = _number(cell)
+                if value is not None:
+                    setattr(counts.of(port), field, value)
 
     return read
 
 
 def _pfc(text: str, counts: _Counts) -> None:
-    found = {names[0]: rows for names, rows in show.read_tables(text) if names and "PFC0" in names}
-    if set(found) != {"Port Rx", "Port Tx"}:
-        raise Unreadable("no Port Rx and Port Tx tables of PFC0-PFC7")
     for head, field in (("Port Rx", "pause_rx"), ("Port Tx", "pause_tx")):
-        for row in found[head]:
-            port = row[head]
+        if not show.columns(text, head, *_PFC_COLUMNS):
+            raise Unreadable("no Port Rx and Port Tx tables of PFC0-PFC7")
+        for port, *cells in _rows(text, head, *_PFC_COLUMNS):
             if port not in counts.ports:
                 continue
-            for priority in range(8):
-                value = _number(row.get(f"PFC{priority}", "N/A"))
+            for priority, cell in enumerate(cells):
+                value = _number(cell)
                 if value is not None:
                     getattr(counts.of(port), field)[priority] = value
 
 
 def _watchdog(text: str, counts: _Counts) -> None:
-    for rows in _tables(text, "QUEUE", "STATUS", "STORM DETECTED/RESTORED"):
-        for row in rows:
-            port, _, queue = row["QUEUE"].rpartition(":")
-            if port not in counts.ports or row["STATUS"] not in WATCHED:
-                continue
-            detected, _, restored = row["STORM DETECTED/RESTORED"].partition("/")
-            storms = _number(detected)
-            if not queue.isdigit() or storms is None or _number(restored) is None:
-                raise Unreadable(f"{row['QUEUE'][:30]!r} {row['STORM DETECTED/RESTORED'][:20]!r}")
-            entry = counts.of(port)
-            entry.watchdog_storms[int(queue)] = storms
-            if WATCHED[row["STATUS"]]:
-                entry.stormed = entry.stormed | {int(queue)}
+    for name, status, storm in _rows(text, "QUEUE", "STATUS", "STORM DETECTED/RESTORED"):
+        port, _, queue = name.rpartition(":")
+        if port not in counts.ports or status not in WATCHED:
+            continue
+        detected, _, restored = storm.partition("/")
+        storms = _number(detected)
+        if not queue.isdigit() or storms is None or _number(restored) is None:
+            raise Unreadable(f"{name[:30]!r} {storm[:20]!r}")
+        entry = counts.of(port)
+        entry.watchdog_storms[int(queue)] = storms
+        if WATCHED[status]:
+            entry.stormed = entry.stormed | {int(queue)}
 
 
 def _per_queue(column: str, field: str) -> Callable[[str, _Counts], None]:
     """A reader of queuestat-style tables (Port, TxQ; one table per port), by unicast queue."""
 
     def read(text: str, counts: _Counts) -> None:
-        for rows in _tables(text, "Port", "TxQ", column):
-            for row in rows:
-                queue = _QUEUE.fullmatch(row["TxQ"])
-                if row["Port"] not in counts.ports or queue is None:
-                    continue
-                value = _number(row[column])
-                if value is not None:
-                    getattr(counts.of(row["Port"]), field)[int(queue.group(1))] = value
+        for port, tag, cell in _rows(text, "Port", "TxQ", column):
+            queue = _QUEUE.fullmatch(tag)
+            if port not in counts.ports or queue is None:
+                continue
+            value = _number(cell)
+            if value is not None:
+                getattr(counts.of(port), field)[int(queue.group(1))] = value
 
     return read
 

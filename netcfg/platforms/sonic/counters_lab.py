@@ -34,9 +34,12 @@ def counter_outputs(state: DeviceState) -> dict[str, str]:
         FEC.cli: _fec(state, counters),
         PFC.cli: _pfc(counters),
         PFCWD_STATS.cli: _watchdog(counters),
-        QUEUE.cli: _per_queue(counters, ["Counter/pkts", "Counter/bytes", "Drop/pkts", "Drop/bytes"], 2),
+        # queuestat names the namespace (empty on a single-ASIC switch) above each port's table.
+        QUEUE.cli: _per_queue(
+            counters, ["Counter/pkts", "Counter/bytes", "Drop/pkts", "Drop/bytes"], "For namespace :\n"
+        ),
         WRED.cli: _per_queue(
-            counters, ["WredDrp/pkts", "WredDrp/bytes", "EcnMarked/pkts", "EcnMarked/bytes"], 2, ecn=True
+            counters, ["WredDrp/pkts", "WredDrp/bytes", "EcnMarked/pkts", "EcnMarked/bytes"], "", ecn=True
         ),
         PG_DROP.cli: _pg_drops(state, counters),
     }
@@ -150,19 +153,19 @@ def _watchdog(counters: dict[str, PortCounters | None]) -> str:
 
 
 def _per_queue(
-    counters: dict[str, PortCounters | None], columns: list[str], at: int, ecn: bool = False
+    counters: dict[str, PortCounters | None], columns: list[str], head: str, ecn: bool = False
 ) -> str:
     """queuestat / wredstat: a table per port, each followed by a blank line; the state's count in
-    the packets column `at` (drops, or ECN-marked), N/A in the columns the model has no value for."""
+    the third column (Drop/pkts, or EcnMarked/pkts), N/A in the columns the model has no value for."""
     tables = []
     for port, c in counters.items():
         values = (c or _EMPTY).ecn_marked if ecn else (c or _EMPTY).queue_drops
         rows = []
         for queue in QUEUES:
             cells = [NA] * len(columns)
-            cells[at] = _plain(values.get(queue))
+            cells[2] = _plain(values.get(queue))
             rows.append([port, f"UC{queue}", *cells])
-        tables.append(show.table(["Port", "TxQ", *columns], rows, right=True) + "\n")
+        tables.append(head + show.table(["Port", "TxQ", *columns], rows, right=True) + "\n")
     return "".join(tables)
 
 
