@@ -4,7 +4,8 @@ Render: the config_db tables of the QoS chain (render.py). Read: a whole config_
 `show runningconfiguration all` prints it (or a fragment such as sonic-cfggen's qos.json) for
 `--configs` and snapshots (parse.py); live also `show version`, `show lldp table`, and
 `pfcwd show config` / `show interfaces status`, which say what runs where the config says what
-is set. Remediation is a JSON patch (patch.py); the stock AZURE traps are rules (rules.py).
+is set, and the link state and counters (counters.py; the lab prints them with counters_lab.py).
+Remediation is a JSON patch (patch.py); the stock AZURE traps are rules (rules.py).
 """
 
 from __future__ import annotations
