@@ -306,26 +306,22 @@ def test_a_file_that_is_not_a_readable_config_db_is_one_error_naming_file_and_li
 
 
 def outputs(**changes: str) -> dict[str, str]:
-    files = {
-        "show_runningconfiguration_all": STOCK.read_text(),
-        "show_version": (FIXTURES / "show_version.txt").read_text(),
-        "show_lldp_table": (FIXTURES / "show_lldp_table.txt").read_text(),
-        "pfcwd_show_config": (FIXTURES / "pfcwd_show_config.txt").read_text(),
-        "show_interfaces_status": (FIXTURES / "show_interfaces_status.txt").read_text(),
-    }
-    assert set(files) == {c.file for c in sonic.commands(None)}
-    return files | changes
+    """A stock leaf's outputs, each command's from its fixture (the config from config_db_stock_leaf)."""
+    files = {c.file: (FIXTURES / f"{c.file}.txt") for c in sonic.commands(None)}
+    files["show_runningconfiguration_all"] = STOCK
+    return {file: path.read_text() for file, path in files.items()} | changes
 
 
 def test_live_outputs_read_version_lldp_and_what_runs(fabric):
     state = sonic.parse_outputs(outputs(), leaf(fabric))
     assert (state.unparsed, state.not_operational) == ({}, {})
-    assert state.facets == frozenset({"qos", "version", "lldp"})
+    assert state.facets == frozenset({"qos", "version", "lldp", "link", "counters"})
     assert (state.os_version, state.model) == ("202405.12-3f2b1a9c", "ACS-SN5600")
     seen = {n.local_interface: (n.system_name, n.port) for n in state.lldp}
     assert seen["Ethernet1"] == ("gpu01", "eth0") and seen["Ethernet32"] == ("spine2", "Ethernet1")
     assert seen["eth0"] == ("oob-mgmt-sw-07", "GigabitEthernet 0/7")
-    assert state.interfaces == sonic.parse_config(STOCK.read_text(), leaf(fabric)).interfaces
+    link = {n: dataclasses.replace(p, oper_up=None, speed_gbps=None) for n, p in state.interfaces.items()}
+    assert link == sonic.parse_config(STOCK.read_text(), leaf(fabric)).interfaces
 
 
 def test_a_watchdog_or_mtu_set_but_not_running_is_applied_vs_operational(fabric):

@@ -3,18 +3,24 @@ connections): it names exactly the seeded faults, each with the rules that must 
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 
 import pytest
 
 from netcfg.inventory import load_fabric
 from netcfg.lab.devices import DeviceFaults
+from netcfg.lab.health import with_counters
+from netcfg.lab.snapshot import simulated_devices
+from netcfg.model import PortCounters
 from netcfg.nornir_inventory import Login
+from netcfg.platforms import get_platform
 from netcfg.policy import load_policy
 from netcfg.resources import data_path
 from netcfg.sources import snapshot_states
 from tests.conftest import LAB
 from tests.live_lab import live_audit
+from tests.test_sonic_counters import shown
 
 PASSWORD = "s0nic-Lab-pass"
 LOGIN = Login("admin", PASSWORD)
@@ -99,10 +105,66 @@ def test_every_switch_was_collected_with_one_batch_and_snapshots_read_the_same(s
     collected = audit.collected["leaf-su1-r2"]
     assert collected.error is None
     assert set(collected.outputs) == {
-        "show_runningconfiguration_all",
-        "show_version",
-        "show_lldp_table",
-        "pfcwd_show_config",
-        "show_interfaces_status",
+        c.file for c in get_platform("sonic").commands(fabric.devices["leaf-su1-r2"])
     }
     assert {name: c.state for name, c in audit.collected.items()} == snapshot_states(fabric, audit.snapshot)
+
+
+# --- link state and counters over SSH ------------------------------------------------------------
+
+LINK_FAULTS = {
+    "leaf-su1-r2": DeviceFaults(speed_gbps={"Ethernet3": 200}),
+    "leaf-su1-r3": DeviceFaults(link_down=["Ethernet4"]),
+    "leaf-su2-r3": DeviceFaults(pause_storm=["Ethernet1"], fec_errors=["Ethernet2"]),
+}
+
+
+@pytest.fixture(scope="module")
+def link_audit(sonic_lab, tmp_path_factory):
+    fabric, policy = sonic_lab
+    return live_audit(fabric, policy, LINK_FAULTS, LOGIN, tmp_path_factory, timeout_s=3.0)
+
+
+def close(collected: PortCounters, played: PortCounters) -> bool:
+    """The same counters, read a moment apart: counts that grow with time may differ by a few
+    seconds' worth (the lab and netcfg each take their own clock)."""
+    for field in dataclasses.fields(PortCounters):
+        a, b = getattr(collected, field.name), getattr(played, field.name)
+        if isinstance(a, dict):
+            if a.keys() != b.keys() or not all(_near(a[k], b[k]) for k in a):
+                return False
+        elif not (a == b or (isinstance(a, int) and isinstance(b, int) and _near(a, b))):
+            return False
+    return True
+
+
+def _near(a: int, b: int) -> bool:
+    return abs(a - b) <= max(2, b * 1e-6)
+
+
+def test_collected_link_state_and_counters_are_the_labs_with_its_faults(sonic_lab, link_audit):
+    fabric, policy = sonic_lab
+    simulated = simulated_devices(fabric, policy, LINK_FAULTS)
+    switches = [n for n, d in fabric.devices.items() if d.is_switch]
+    for name in switches:
+        collected = link_audit.collected[name]
+        assert collected.error is None and collected.state.unparsed == {}, name
+        assert {"link", "counters"} <= collected.state.facets
+        sim = simulated[name]
+        played = with_counters(sim.state, sim.rates, sim.roce_queue, collected.read_at, reads=0)
+        assert collected.state.interfaces == shown(played).interfaces, name
+        assert collected.state.counters.keys() == played.counters.keys(), name
+        for port, counters in collected.state.counters.items():
+            assert close(counters, played.counters[port]), (name, port, counters, played.counters[port])
+    states = {n: link_audit.collected[n].state for n in switches}
+    # The seeded faults, as the parsed snapshot shows them (and on the cable's other end).
+    assert states["leaf-su1-r2"].interfaces["Ethernet3"].speed_gbps == 200
+    assert states["leaf-su1-r3"].interfaces["Ethernet4"].oper_up is False
+    assert "Ethernet4" not in states["leaf-su1-r3"].counters
+    storm = states["leaf-su2-r3"].counters["Ethernet1"]
+    assert (
+        storm.stormed == frozenset({3})
+        and storm.pause_rx[3] > 1000 * states["leaf-su2-r3"].counters["Ethernet3"].pause_rx[3]
+    )
+    fec = states["leaf-su2-r3"].counters["Ethernet2"]
+    assert fec.fec_uncorrected > 0 == states["leaf-su2-r3"].counters["Ethernet3"].fec_uncorrected

@@ -156,6 +156,57 @@ def test_show_lldp_table_and_interfaces_status_with_the_mock_config() -> None:
     assert "show interfaces status" not in state.unparsed
 
 
+def test_interfaces_status_gives_the_link_state_of_the_config_ports() -> None:
+    outputs = {
+        "show_runningconfiguration_all": read("sonic/sonic-utilities_mock_config_db.json"),
+        "show_interfaces_status": read("show/sonic_show_interfaces_status.txt"),
+    }
+    state = SONIC.parse_outputs(outputs, SWITCH)
+    # All three are down (Ethernet8 shut too): the 100G printed is their configured speed.
+    link = {n: (p.oper_up, p.speed_gbps) for n, p in state.interfaces.items() if p.oper_up is not None}
+    assert link == {"Ethernet0": (False, None), "Ethernet4": (False, None), "Ethernet8": (False, None)}
+    assert state.interfaces["Ethernet12"].oper_up is None
+    assert "link" in state.facets
+
+
+@pytest.mark.parametrize(
+    ("path", "rx", "tx"),
+    [
+        (
+            "show/sonic_show_pfc_counters.txt",
+            {0: 1_400, 1: 401, 2: 402, 3: 403, 4: 404, 5: 405, 6: 406, 7: 407},
+            {0: 1_410, 1: 411, 2: 412, 3: 413, 4: 414, 5: 415, 6: 416, 7: 417},
+        ),
+        # The Command Reference's copy: outdented rows, all zero (a healthy baseline).
+        ("show/sonic_show_pfc_counters_doc.txt", dict.fromkeys(range(8), 0), dict.fromkeys(range(8), 0)),
+    ],
+)
+def test_pfc_counters_give_pause_frames_per_priority_each_way(path: str, rx: dict, tx: dict) -> None:
+    outputs = {
+        "show_runningconfiguration_all": read("sonic/sonic-utilities_mock_config_db.json"),
+        "show_pfc_counters": read(path),
+    }
+    state = SONIC.parse_outputs(outputs, SWITCH)
+    assert "show pfc counters" not in state.unparsed and "counters" in state.facets
+    assert (state.counters["Ethernet4"].pause_rx, state.counters["Ethernet4"].pause_tx) == (rx, tx)
+    assert {"Ethernet0", "Ethernet4", "Ethernet8"} <= set(state.counters)
+
+
+def test_pfcwd_stats_give_storms_per_queue_and_the_queues_stormed_now() -> None:
+    outputs = {
+        "show_runningconfiguration_all": read("sonic/sonic-utilities_mock_config_db.json"),
+        "pfcwd_show_stats": read("show/sonic_pfcwd_show_stats.txt"),
+    }
+    state = SONIC.parse_outputs(outputs, SWITCH)
+    assert "pfcwd show stats --empty" not in state.unparsed and "counters" in state.facets
+    storms = {n: (c.watchdog_storms, c.stormed) for n, c in state.counters.items()}
+    assert storms == {
+        "Ethernet0": ({3: 1}, frozenset({3})),
+        "Ethernet4": ({3: 2}, frozenset()),
+        "Ethernet8": ({4: 3}, frozenset({4})),
+    }
+
+
 NOT_COLLECTED = [
     "show/sonic_ecnconfig_show.txt",
     "show/sonic_mmuconfig_show.txt",

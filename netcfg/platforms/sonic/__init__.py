@@ -4,7 +4,8 @@ Render: the config_db tables of the QoS chain (render.py). Read: a whole config_
 `show runningconfiguration all` prints it (or a fragment such as sonic-cfggen's qos.json) for
 `--configs` and snapshots (parse.py); live also `show version`, `show lldp table`, and
 `pfcwd show config` / `show interfaces status`, which say what runs where the config says what
-is set. Remediation is a JSON patch (patch.py); the stock AZURE traps are rules (rules.py).
+is set, and the link state and counters (counters.py; the lab prints them with counters_lab.py).
+Remediation is a JSON patch (patch.py); the stock AZURE traps are rules (rules.py).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import ClassVar
 from netcfg.lab.profile import CliProfile
 from netcfg.model import Device, DeviceState, LldpNeighbor, PgBuffer
 from netcfg.platforms.base import Batch, Command, Platform, register
-from netcfg.platforms.sonic import lab, secrets, show
+from netcfg.platforms.sonic import counters, counters_lab, lab, secrets, show
 from netcfg.platforms.sonic.configdb import ConfigDb, Unreadable, load
 from netcfg.platforms.sonic.names import PIPELINE_XON_BYTES, STOCK_CABLE_M
 from netcfg.platforms.sonic.parse import entries, parse_db
@@ -29,8 +30,8 @@ RUNNING = Command("show runningconfiguration all", "show_runningconfiguration_al
 VERSION = Command("show version", "show_version")
 LLDP = Command("show lldp table", "show_lldp_table")
 PFCWD = Command("pfcwd show config", "pfcwd_show_config")
-STATUS = Command("show interfaces status", "show_interfaces_status")
-COMMANDS = [RUNNING, VERSION, LLDP, PFCWD, STATUS]
+STATUS = Command("show interfaces status", "show_interfaces_status", counters=True)
+COMMANDS = [RUNNING, VERSION, LLDP, PFCWD, STATUS, *counters.COUNTER_COMMANDS]
 # parse_config's name for the document it was given, in `unparsed` and `locations`.
 CONFIG_DB = "config_db JSON"
 
@@ -60,7 +61,7 @@ class Sonic(Platform):
         return list(COMMANDS)
 
     def batches(self, device: Device) -> list[Batch]:
-        # The shell is bash: one command line, five outputs.
+        # The shell is bash: one command line for every output.
         return [Batch(tuple(COMMANDS))]
 
     def render_config(self, state: DeviceState, device: Device) -> str:
@@ -110,6 +111,12 @@ class Sonic(Platform):
         if db is not None:
             _running_watchdog(state, db, outputs.get(PFCWD.file))
             _running_mtu(state, outputs.get(STATUS.file))
+        if counters.read_link(state, outputs.get(STATUS.file)) and STATUS.cli not in state.unparsed:
+            facets.add("link")
+        unread = counters.read_counters(state, outputs)
+        state.unparsed |= unread
+        if state.counters and not unread:
+            facets.add("counters")
         state.facets = frozenset(facets)
         return state
 
@@ -120,7 +127,7 @@ class Sonic(Platform):
             LLDP.cli: lab.show_lldp_table(state),
             PFCWD.cli: lab.pfcwd_show_config(state),
             STATUS.cli: lab.show_interfaces_status(state),
-        }
+        } | counters_lab.counter_outputs(state)
 
     def mask_secrets(self, text: str) -> str:
         return secrets.mask(text)

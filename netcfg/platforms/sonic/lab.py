@@ -15,6 +15,8 @@ PLATFORM = "x86_64-nvidia_sn5600-r0"
 # What SONiC calls each tier in DEVICE_METADATA.type (the T0/T1/T2 of its templates).
 ROUTER_TYPE = {Role.LEAF: "ToRRouter", Role.SPINE: "LeafRouter", Role.SUPERSPINE: "SpineRouter"}
 TRANSCEIVER = "QSFP-DD Double Density 8X Pluggable Transceiver"
+# The speed every lab port is configured with (PORT speed 400000 in the running config).
+CONFIGURED_SPEED = "400G"
 
 
 def running_config(state: DeviceState, device: Device) -> str:
@@ -109,6 +111,8 @@ def pfcwd_show_config(state: DeviceState) -> str:
 
 
 def show_interfaces_status(state: DeviceState) -> str:
+    """Speed is the negotiated one while the port is up, the configured 400G otherwise (intfutil);
+    Oper N/A where the state does not know the port's link (APPL_DB has no oper_status)."""
     headers = [
         "Interface",
         "Lanes",
@@ -124,10 +128,16 @@ def show_interfaces_status(state: DeviceState) -> str:
     ]
     rows = []
     for i, name in enumerate(sorted(state.interfaces, key=port_sort_key)):
-        mtu = state.interfaces[name].mtu or DEFAULT_MTU
+        port = state.interfaces[name]
+        mtu = port.mtu or DEFAULT_MTU
         lanes = ",".join(str(8 * i + lane) for lane in range(8))
+        if port.oper_up:
+            speed = "N/A" if port.speed_gbps is None else f"{port.speed_gbps}G"
+        else:
+            speed = CONFIGURED_SPEED
+        oper = "N/A" if port.oper_up is None else "up" if port.oper_up else "down"
         rows.append(
-            [name, lanes, "400G", str(mtu), "rs", f"etp{i + 1}", "routed", "up", "up", TRANSCEIVER, "off"]
+            [name, lanes, speed, str(mtu), "rs", f"etp{i + 1}", "routed", oper, "up", TRANSCEIVER, "off"]
         )
     return show.table(headers, rows, right=True)
 
