@@ -9,6 +9,7 @@ pure Python under the GIL anyway, so the lock costs collection no parallelism.
 
 from __future__ import annotations
 
+import copy
 import logging
 import threading
 from functools import cache, lru_cache
@@ -54,11 +55,13 @@ def ttp_parse(platform: str, name: str, data: str) -> dict[str, Any]:
         parser.clear_result()
         parser.add_input(data)
         parser.parse(one=True)
-        result = parser.result()
-    try:
-        first = result[0][0]
-    except (IndexError, KeyError, TypeError):
-        return {}
+        # Copied while the lock is held: TTP's result shares objects with the parser, which the next
+        # parse (another device's output, in another collector thread) fills in again. Read after
+        # the lock, one leaf's LLDP table came out as a spine's when demos ran side by side.
+        try:
+            first = copy.deepcopy(parser.result()[0][0])
+        except (IndexError, KeyError, TypeError):
+            return {}
     return first if isinstance(first, dict) else {}
 
 

@@ -89,3 +89,36 @@ def test_interrupts_are_not_reported_as_bugs(monkeypatch, capsys, exc):
     else:
         # Any other exception is netcfg's own.
         assert code == 3
+
+
+def test_a_ttp_result_stays_with_its_text_when_another_thread_parses_right_after(monkeypatch):
+    """Collector threads parse side by side. TTP clears and refills one results list per template in
+    place, so a result read after the lock is released can already be the next thread's: one leaf's
+    LLDP table once came out as a spine's. Here the next parse runs the moment the lock is free."""
+    import threading
+
+    from netcfg import parsing
+
+    header = "Port          Neighbor Device ID       Neighbor Port ID    TTL\n" + "-" * 60 + "\n"
+
+    def table(peer: str) -> str:
+        return header + f"Et1        {peer}                 Ethernet1         120\n"
+
+    class NextThreadFirst:
+        """A lock after whose release another thread's parse runs at once."""
+
+        def __init__(self) -> None:
+            self.lock = threading.Lock()
+            self.waiting = [table("spine2")]
+
+        def __enter__(self) -> None:
+            self.lock.acquire()
+
+        def __exit__(self, *exc: object) -> None:
+            self.lock.release()
+            while self.waiting:
+                parsing.ttp_parse.__wrapped__("eos", "show_lldp_neighbors", self.waiting.pop())
+
+    monkeypatch.setattr(parsing, "_lock", NextThreadFirst())
+    mine = parsing.ttp_parse.__wrapped__("eos", "show_lldp_neighbors", table("gpu01"))
+    assert [n["system_name"] for n in parsing.many(mine.get("neighbors"))] == ["gpu01"]
