@@ -200,19 +200,25 @@ def test_the_lab_with_its_seeded_faults_as_chromium_shows_it(tmp_path, capsys, b
     shot = Image.open(io.BytesIO(browser.screenshot()))
     seen = {key: _seen(shot, box) for key, box in boxes.items()}
 
-    faulty = {"leaf-su1-r3", "leaf-su2-r2", "spine2"}
+    # Every switch a fault of faults.yaml is on (a cable that is down is named on its host end).
+    faulty = {"leaf-su1-r3", "leaf-su2-r2", "spine2", "leaf-su1-r2", "spine1", "leaf-su1-r4"}
+    faulty |= {"leaf-su2-r4", "leaf-su2-r1", "leaf-su1-r1"}
     switches = {k for k in boxes if "#" not in k}
     healthy = switches - {f["device"] for f in findings}
-    assert healthy == switches - faulty and len(healthy) == 7
+    assert healthy == switches - faulty == {"leaf-su2-r3"}
     assert {k: seen[k] for k in switches} == {k: "red" if k in faulty else "green" for k in switches}
     expected = {
         # PCP trust on every NIC of gpu05; the NICs cabled to leaf-su1-r3's wrong PFC ports.
         **{f"gpu05#{r}": "red" for r in range(1, 5)},
         **{f"gpu0{h}#3": "red" for h in range(1, 5)},
-        # gpu06's old firmware, except where its rail-2 NIC reaches leaf-su2-r2 (ECN off).
-        **{f"gpu06#{r}": "amber" for r in (1, 3, 4)},
-        "gpu06#2": "red",
+        # gpu06's old firmware, except where its NICs reach a pause storm (rail 1), ECN off (rail 2)
+        # or a cable that is down (rail 3).
+        "gpu06#4": "amber",
+        **{f"gpu06#{r}": "red" for r in (1, 2, 3)},
         "gpu07#2": "red",  # cabled to the rail-1 leaf
+        "gpu01#2": "red",  # its link runs at half speed
+        **{f"gpu03#{r}": "red" for r in range(1, 5)},  # no CNP leaves any of its NICs
+        "gpu04#4": "red",  # PCIe x8
         **{f"gpu08#{r}": "grey" for r in (1, 3, 4)},  # unreachable: not checked
         "gpu01#1": "green",
         "gpu07#4": "green",

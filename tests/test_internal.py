@@ -26,6 +26,20 @@ DEMO_FINDINGS = {
     ("leaf-su2-r2", "ecn.enabled"),
     ("leaf-su2-r2", "rail.qos_consistency"),
     ("spine2", "firmware.allowed"),
+    # Health faults, found by the nightly audit against the go-live one: a cable's speed and flaps
+    # show on both of its ends; a cable that is down is one finding, from its lower end.
+    ("gpu01", "link.degraded"),
+    ("leaf-su1-r2", "link.degraded"),
+    ("spine1", "link.flapping"),
+    ("leaf-su1-r4", "link.flapping"),
+    ("leaf-su2-r4", "link.fec_uncorrected"),
+    ("leaf-su2-r4", "link.fec_corrected"),
+    ("leaf-su2-r1", "pfc.pause_storm"),
+    ("leaf-su2-r1", "pfc.watchdog_storms"),
+    ("leaf-su1-r1", "queue.lossless_drops"),
+    ("gpu06", "link.down"),
+    ("gpu03", "host.cnp_loop"),
+    ("gpu04", "host.pcie_degraded"),
 }
 
 

@@ -198,19 +198,21 @@ def check_pause_storm(state: DeviceState, device: Device, ctx: CheckContext) -> 
     lossy = ctx.policy.mode == "lossy"
     limit = 0 if lossy else ctx.policy.health.pause_storm_per_s
     for r in readings(state, device, ctx):
+        parts = []
         for field, way in (("pause_rx", "received"), ("pause_tx", "sent")):
             for priority in sorted(getattr(r.now, field)):
                 count = r.delta(field, priority)
                 if count is not None and r.exceeds(count, limit):
-                    expected = "no pause frames (lossy policy)" if lossy else f"at most {limit:g}/s"
-                    yield Issue(
-                        state.name,
-                        r.port,
-                        expected,
-                        f"priority {priority} {way}: {r.rate(count)}",
-                        f"PFC pause frames {way} on priority {priority}: {r.rate(count)}"
-                        + (", where the lossy policy expects none" if lossy else ", a pause storm"),
-                    )
+                    parts.append(f"priority {priority} {way}: {r.rate(count)}")
+        if parts:
+            yield Issue(
+                state.name,
+                r.port,
+                "no pause frames (lossy policy)" if lossy else f"at most {limit:g}/s",
+                "; ".join(parts),
+                f"PFC pause frames {'; '.join(parts)}"
+                + (", where the lossy policy expects none" if lossy else ": a pause storm"),
+            )
 
 
 @rule("pfc.watchdog_storms", Severity.ERROR, facet="counters")
