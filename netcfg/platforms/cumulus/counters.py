@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from netcfg.model import DeviceState, PortCounters
 from netcfg.platforms.base import Command
-from netcfg.platforms.cumulus.show import format_rows, parse_show
+from netcfg.platforms.cumulus.show import format_rows, json_object, parse_show
 
 # A port's section starts with this line (what `echo interface %` prints).
 _SECTION = re.compile(r"interface (swp\d+(?:s\d+)?)")
@@ -91,13 +91,10 @@ def _class_of(row: dict) -> str:
 
 
 def read_qos(text: str, into: PortCounters) -> str | None:
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        return f"not JSON ({str(exc).split(':')[0]})"
-    except RecursionError:
-        return "JSON nested too deeply"
-    if not isinstance(data, dict) or not ({"pfc-stats", "egress-queue-stats"} & set(data)):
+    data = json_object(text)
+    if isinstance(data, str):
+        return data
+    if not ({"pfc-stats", "egress-queue-stats"} & set(data)):
         return "no 'pfc-stats' or 'egress-queue-stats'; expected 'nv show interface <port> counters qos' JSON"
     pfc, queues = data.get("pfc-stats"), data.get("egress-queue-stats")
     into.pause_rx = _per_class(pfc, "rx-pause-frames")

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from netcfg.model import DeviceState, InterfaceState, LldpNeighbor, PortCounters, port_sort_key
 from netcfg.platforms.cumulus.defaults import LOSSLESS_MODES, PRIORITIES, Globals
 from netcfg.platforms.cumulus.names import compact_numbers, expand_numbers
-from netcfg.platforms.cumulus.show import Show, format_rows, format_table, size_bytes, size_text
+from netcfg.platforms.cumulus.show import Show, format_rows, format_table, json_object, size_bytes, size_text
 
 ROCE_PREFIX = "qos roce"
 DSCP_TABLE = "RoCE PCP/DSCP->SP mapping configurations"
@@ -323,13 +323,10 @@ def _speed_gbps(text: object) -> int | None:
 
 def parse_interfaces(text: str) -> InterfaceTable | str:
     """What the ports' `link` and `lldp` objects say; or why the text is not that JSON."""
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        return f"not JSON ({str(exc).split(':')[0]})"
-    except RecursionError:
-        return "JSON nested too deeply"
-    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+    data = json_object(text)
+    if isinstance(data, str):
+        return data
+    if not all(isinstance(v, dict) for v in data.values()):
         return "not an object of interfaces"
     table = InterfaceTable()
     for name, entry in data.items():

@@ -8,6 +8,7 @@ decimals ("146.48 KB" is 150,000 bytes, "1.43 MB" is 1,500,000 bytes), or as "N 
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 
@@ -131,3 +132,14 @@ def format_table(title: str, header: tuple[str, ...], rows: list[tuple[str, ...]
     lines.append("    " + "  ".join("-" * w for w in widths))
     lines += ["    " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in body]
     return "\n".join(lines) + "\n"
+
+
+def json_object(text: str) -> dict | str:
+    """The JSON object an `nv show ... -o json` printed; or why the text is not one."""
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        return f"not JSON ({str(exc).split(':')[0]})"
+    except RecursionError:
+        return "JSON nested too deeply"
+    return data if isinstance(data, dict) else "not a JSON object"

@@ -102,6 +102,16 @@ def _blocks(text: str) -> Iterable[tuple[str, str]]:
         yield name, block if logical < 0 else block[:logical]
 
 
+def _ethernet_blocks(text: str) -> Iterable[tuple[str, str]]:
+    """`_blocks` of the physical Ethernet ports only (not em0, lo0, ae0, irb)."""
+    return ((name, section) for name, section in _blocks(text) if _ETHERNET.fullmatch(name))
+
+
+def _no_ports(text: str) -> str | None:
+    """Why an output with no Ethernet port block cannot be read (None: it lists other ports only)."""
+    return None if _HEADER in text else "no 'Physical interface:' block"
+
+
 def speed_gbps(text: str) -> int | None:
     """`400Gbps` -> 400, `1000mbps` -> 1; None for `Auto`, `Unspecified` or a fraction of a Gb/s."""
     text = text.strip()
@@ -118,9 +128,7 @@ def read_extensive(text: str) -> Readings:
     if not text.strip():
         return readings
     last = None
-    for name, section in _blocks(text):
-        if not _ETHERNET.fullmatch(name):
-            continue
+    for name, section in _ethernet_blocks(text):
         first_line = section.partition("\n")[0].rstrip()
         if not first_line.endswith((", Physical link is Up", ", Physical link is Down")):
             readings.problem = f"{name}: no 'Physical link is Up/Down'"
@@ -128,8 +136,7 @@ def read_extensive(text: str) -> Readings:
         readings.ports[name] = _port(first_line.endswith("Up"), section)
         last = (name, section)
     if last is None:
-        if _HEADER not in text:
-            readings.problem = "no 'Physical interface:' block"
+        readings.problem = _no_ports(text)
         return readings
     if _SECTION_END not in last[1]:
         readings.problem = f"output cut short: the block of {last[0]} ends early"
@@ -237,16 +244,13 @@ def read_queues(text: str) -> QueueReadings:
     if not text.strip():
         return readings
     last = None
-    for name, section in _blocks(text):
-        if not _ETHERNET.fullmatch(name):
-            continue
+    for name, section in _ethernet_blocks(text):
         at = section.find("\nQueue: ")
         ecn, drops = _queue_counts(section[at:]) if at >= 0 else ((), ())
         readings.ports[name] = (dict(ecn), dict(drops))
         last = (name, section)
     if last is None:
-        if _HEADER not in text:
-            readings.problem = "no 'Physical interface:' block"
+        readings.problem = _no_ports(text)
         return readings
     name, section = last
     in_use = _rest(section, "\nEgress queues: ")
