@@ -13,14 +13,16 @@ from netcfg.platforms import get_platform
 from netcfg.policy import Policy, VersionRule
 
 
+def fabric_port_names(device: Device, ctx: CheckContext) -> list[str]:
+    """The cabled ports of a switch, or the NICs of a host."""
+    if not device.is_switch:
+        return [nic.netdev for nic in device.nics]
+    return [local.interface for local, _, _ in ctx.fabric.links_of(device.name)]
+
+
 def fabric_ports(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[InterfaceState]:
     """The cabled ports of a switch, or the NICs of a host; a missing one is an empty, unknown port."""
-    names = (
-        [nic.netdev for nic in device.nics]
-        if not device.is_switch
-        else [local.interface for local, _, _ in ctx.fabric.links_of(device.name)]
-    )
-    for name in names:
+    for name in fabric_port_names(device, ctx):
         yield state.interfaces.get(name) or InterfaceState(name=name)
 
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import cast
 
 from netcfg.checks.base import CheckContext, Issue, Severity, rule
-from netcfg.checks.device import fabric_ports
-from netcfg.model import Device, DeviceState, Endpoint, PortCounters
+from netcfg.checks.device import fabric_port_names, fabric_ports
+from netcfg.model import Device, DeviceState, PortCounters
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,23 +61,31 @@ def _duration(seconds: float) -> str:
 
 def readings(
     state: DeviceState, device: Device, ctx: CheckContext, against: dict[str, DeviceState] | None = None
+) -> list[Reading]:
+    """The fabric ports of a device counted in both its current and its earlier reading (`against`:
+    the go-live baseline; default the previous reading). Worked out once per device and run: ten
+    rules read them, and a fabric has hundreds of thousands of ports."""
+    key = f"readings {'baseline' if against is not None else 'previous'} {state.name}"
+    found = ctx.memo.get(key)
+    if found is None:
+        found = ctx.memo[key] = list(_readings(state, device, ctx, against))
+    return cast(list[Reading], found)
+
+
+def _readings(
+    state: DeviceState, device: Device, ctx: CheckContext, against: dict[str, DeviceState] | None
 ) -> Iterator[Reading]:
-    """The fabric ports of a device counted in both its current and its earlier reading."""
     earlier = (ctx.previous if against is None else against).get(state.name)
     if earlier is None or "counters" not in earlier.facets or earlier.collection_error:
         return
     seconds = None
     if state.read_at is not None and earlier.read_at is not None and state.read_at > earlier.read_at:
         seconds = state.read_at - earlier.read_at
-    for port in fabric_ports(state, device, ctx):
-        now, before = state.counters.get(port.name), earlier.counters.get(port.name)
+    now_counters, before_counters = state.counters, earlier.counters
+    for name in fabric_port_names(device, ctx):
+        now, before = now_counters.get(name), before_counters.get(name)
         if now is not None and before is not None:
-            yield Reading(port.name, now, before, seconds)
-
-
-def _planned_speed(device: Device, port: str, ctx: CheckContext) -> int | None:
-    link = ctx.fabric.link_at(Endpoint(device.name, port))
-    return link.speed_gbps if link is not None else None
+            yield Reading(name, now, before, seconds)
 
 
 @rule("link.degraded", Severity.ERROR, facet="link", fields=("speed_gbps",))
@@ -84,18 +93,19 @@ def check_link_speed(state: DeviceState, device: Device, ctx: CheckContext) -> I
     """Every cabled port that is up runs at the plan's speed: a 400G link that trained at 200G stays up
     and halves what every collective crossing it can move. (A port that is down is named by the
     cabling rules, not here.)"""
-    for port in fabric_ports(state, device, ctx):
-        planned = _planned_speed(device, port.name, ctx)
-        if planned is None or port.oper_up is False:
+    for local, link, _ in ctx.fabric.links_of(device.name):
+        port = state.interfaces.get(local.interface)
+        if port is not None and port.oper_up is False:
             continue
-        if port.speed_gbps is None or port.speed_gbps < planned:
-            actual = "unknown" if port.speed_gbps is None else f"{port.speed_gbps}G"
+        speed = port.speed_gbps if port is not None else None
+        if speed is None or speed < link.speed_gbps:
+            actual = "unknown" if speed is None else f"{speed}G"
             yield Issue(
                 state.name,
-                port.name,
-                f"{planned}G",
+                local.interface,
+                f"{link.speed_gbps}G",
                 actual,
-                f"link runs at {actual}, the plan's speed is {planned}G",
+                f"link runs at {actual}, the plan's speed is {link.speed_gbps}G",
             )
 
 
@@ -147,8 +157,10 @@ def _error_rate(
     state: DeviceState, device: Device, ctx: CheckContext, fields: tuple[str, ...], per_s: float, what: str
 ) -> Iterator[Issue]:
     for r in readings(state, device, ctx):
-        count = next((d for d in (r.delta(f) for f in fields) if d is not None), None)
-        if count is not None and r.exceeds(count, per_s):
+        count = r.delta(fields[0])
+        if count is None and len(fields) > 1:
+            count = r.delta(fields[1])
+        if count and r.exceeds(count, per_s):
             yield Issue(
                 state.name,
                 r.port,
@@ -220,16 +232,14 @@ def check_watchdog_storms(state: DeviceState, device: Device, ctx: CheckContext)
     """No queue is held stormed by the PFC watchdog now, and the watchdog broke no storm since the previous
     reading: each storm it breaks drops the lossless queue's traffic until the pauses stop."""
     earlier = {r.port: r for r in readings(state, device, ctx)}
-    for port in fabric_ports(state, device, ctx):
-        counters = state.counters.get(port.name)
-        if counters is None:
+    for name in fabric_port_names(device, ctx):
+        counters = state.counters.get(name)
+        if counters is None or not (counters.stormed or counters.watchdog_storms):
             continue
         storms = {}
-        if port.name in earlier:
+        if name in earlier:
             storms = {
-                q: d
-                for q in counters.watchdog_storms
-                if (d := earlier[port.name].delta("watchdog_storms", q))
+                q: d for q in counters.watchdog_storms if (d := earlier[name].delta("watchdog_storms", q))
             }
         if counters.stormed or storms:
             parts = [f"queue {q} stormed now" for q in sorted(counters.stormed)]
@@ -238,7 +248,7 @@ def check_watchdog_storms(state: DeviceState, device: Device, ctx: CheckContext)
             ]
             yield Issue(
                 state.name,
-                port.name,
+                name,
                 "no PFC watchdog storms",
                 "; ".join(parts),
                 f"PFC watchdog: {'; '.join(parts)}",
