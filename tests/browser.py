@@ -165,6 +165,14 @@ class Browser:
         self.events.clear()
         self.send("Page.navigate", url=path.resolve().as_uri())
         self.wait_event("Page.loadEventFired")
+        # The load event comes before the first frames are painted, and the page's sections
+        # (`content-visibility: auto`) are laid out only in a frame that finds them on screen: on a
+        # busy machine a screenshot taken at once showed cells not yet painted.
+        self.send(
+            "Runtime.evaluate",
+            expression="new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))",
+            awaitPromise=True,
+        )
 
     def resize(self, width: int, height: int) -> None:
         self.send(

@@ -219,6 +219,7 @@ def test_the_lab_with_its_seeded_faults_as_chromium_shows_it(tmp_path, capsys, b
         "gpu01#2": "red",  # its link runs at half speed
         **{f"gpu03#{r}": "red" for r in range(1, 5)},  # no CNP leaves any of its NICs
         "gpu04#4": "red",  # PCIe x8
+        "gpu02#4": "red",  # CRC errors
         **{f"gpu08#{r}": "grey" for r in (1, 3, 4)},  # unreachable: not checked
         "gpu01#1": "green",
         "gpu07#4": "green",

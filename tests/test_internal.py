@@ -40,6 +40,7 @@ DEMO_FINDINGS = {
     ("gpu06", "link.down"),
     ("gpu03", "host.cnp_loop"),
     ("gpu04", "host.pcie_degraded"),
+    ("gpu02", "link.crc_errors"),
 }
 
 

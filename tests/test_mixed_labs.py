@@ -80,6 +80,18 @@ SEEDED_MULTI = {
     ("spine1", "qos.dscp_map"),
     # EOS: a spine without the PFC watchdog.
     ("spine2", "pfc.watchdog"),
+    # Health, one fault per platform, judged by the nightly audit against the go-live one (a cable's
+    # speed and flaps show on both of its ends, whatever their platforms).
+    ("leaf-su1-r2", "pfc.pause_storm"),  # Cumulus
+    ("leaf-su1-r2", "pfc.watchdog_storms"),
+    ("leaf-su2-r3", "link.fec_uncorrected"),  # SONiC
+    ("leaf-su2-r3", "link.fec_corrected"),
+    ("leaf-su2-r4", "link.degraded"),  # NX-OS, and its Thor end
+    ("gpu07", "link.degraded"),
+    ("spine1", "link.flapping"),  # Junos, and its SONiC end
+    ("leaf-su1-r3", "link.flapping"),
+    ("gpu08", "host.pcie_degraded"),  # Thor
+    ("gpu03", "host.cnp_loop"),  # ConnectX
 }
 LABS = {"lab-nvidia": (LAB_NVIDIA, SEEDED_NVIDIA), "lab-multi": (LAB_MULTI, SEEDED_MULTI)}
 
