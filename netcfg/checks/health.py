@@ -211,10 +211,16 @@ def check_pause_storm(state: DeviceState, device: Device, ctx: CheckContext) -> 
     limit = 0 if lossy else ctx.policy.health.pause_storm_per_s
     for r in readings(state, device, ctx):
         parts = []
-        for field, way in (("pause_rx", "received"), ("pause_tx", "sent")):
-            for priority in sorted(getattr(r.now, field)):
-                count = r.delta(field, priority)
-                if count is not None and r.exceeds(count, limit):
+        for way, now, before in (
+            ("received", r.now.pause_rx, r.before.pause_rx),
+            ("sent", r.now.pause_tx, r.before.pause_tx),
+        ):
+            for priority, frames in now.items():
+                earlier = before.get(priority)
+                if earlier is None or frames == earlier:
+                    continue
+                count = frames - earlier if frames > earlier else frames
+                if r.exceeds(count, limit):
                     parts.append(f"priority {priority} {way}: {r.rate(count)}")
         if parts:
             yield Issue(

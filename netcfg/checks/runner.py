@@ -5,10 +5,11 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from typing import cast
 
 from netcfg import waivers
 from netcfg.checks.base import RULES, CheckContext, Finding, Issue, Rule, Severity
-from netcfg.model import DeviceState, Fabric, port_ranges, port_sort_key
+from netcfg.model import Device, DeviceState, Fabric, port_ranges, port_sort_key
 from netcfg.platforms import get_platform
 from netcfg.policy import Policy
 from netcfg.waivers import Decision
@@ -63,13 +64,24 @@ def _applies(r: Rule, state: DeviceState, kind: str) -> bool:
     return r.roles is None or kind in r.roles
 
 
+def _checked_devices(ctx: CheckContext) -> list[tuple[DeviceState, Device, str]]:
+    """(state, device, kind) of each device with a state: looked up once per run, not once per rule."""
+    found = ctx.memo.get("checked devices")
+    if found is None:
+        found = ctx.memo["checked devices"] = [
+            (state, device, get_platform(device.platform).kind)
+            for name, state in ctx.states.items()
+            for device in (ctx.fabric.devices[name],)
+        ]
+    return cast(list[tuple[DeviceState, Device, str]], found)
+
+
 def _run_rule(r: Rule, ctx: CheckContext) -> Iterable[Issue]:
     if r.scope == "fabric":
         yield from r.func(ctx)
     elif r.scope == "device":
-        for name, state in ctx.states.items():
-            device = ctx.fabric.devices[name]
-            if _applies(r, state, get_platform(device.platform).kind):
+        for state, device, kind in _checked_devices(ctx):
+            if _applies(r, state, kind):
                 yield from r.func(state, device, ctx)
     else:
         for link in ctx.fabric.links:
