@@ -68,10 +68,10 @@ def _checked_devices(ctx: CheckContext) -> list[tuple[DeviceState, Device, str]]
     """(state, device, kind) of each device with a state: looked up once per run, not once per rule."""
     found = ctx.memo.get("checked devices")
     if found is None:
+        devices = ctx.fabric.devices
         found = ctx.memo["checked devices"] = [
-            (state, device, get_platform(device.platform).kind)
+            (state, devices[name], get_platform(devices[name].platform).kind)
             for name, state in ctx.states.items()
-            for device in (ctx.fabric.devices[name],)
         ]
     return cast(list[tuple[DeviceState, Device, str]], found)
 

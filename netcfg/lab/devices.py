@@ -35,6 +35,7 @@ Link and counter faults (netcfg.lab.health plays the counters); a fault of the c
 from __future__ import annotations
 
 import dataclasses
+from collections import defaultdict
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -155,27 +156,27 @@ def live_states(fabric: Fabric, policy: Policy) -> dict[str, DeviceState]:
 
 def cable_faults(fabric: Fabric, faults: dict[str, DeviceFaults]) -> dict[str, DeviceFaults]:
     """The faults with each fault of a cable (speed, down, flapping) also on the cable's other end."""
-    extra: dict[str, dict[str, dict | list]] = {}
+    speeds: dict[str, dict[str, int]] = defaultdict(dict)
+    down: dict[str, list[str]] = defaultdict(list)
+    flapping: dict[str, list[str]] = defaultdict(list)
     for name, fault in faults.items():
-        for field_name in ("speed_gbps", "link_down", "flapping"):
-            value = getattr(fault, field_name)
-            for port in value:
-                peer = fabric.peer(Endpoint(name, port))
-                if peer is None:
-                    continue
-                into = extra.setdefault(peer.device, {})
-                if isinstance(value, dict):
-                    into.setdefault(field_name, {})[peer.interface] = value[port]  # type: ignore[index]
-                else:
-                    into.setdefault(field_name, []).append(peer.interface)  # type: ignore[union-attr]
+        for port, speed in fault.speed_gbps.items():
+            if (peer := fabric.peer(Endpoint(name, port))) is not None:
+                speeds[peer.device][peer.interface] = speed
+        for ports, into in ((fault.link_down, down), (fault.flapping, flapping)):
+            for port in ports:
+                if (peer := fabric.peer(Endpoint(name, port))) is not None:
+                    into[peer.device].append(peer.interface)
     merged = dict(faults)
-    for name, add in extra.items():
+    for name in speeds.keys() | down.keys() | flapping.keys():
         current = merged.get(name, DeviceFaults())
-        update = {
-            k: ({**getattr(current, k), **v} if isinstance(v, dict) else [*getattr(current, k), *v])
-            for k, v in add.items()
-        }
-        merged[name] = current.model_copy(update=update)
+        merged[name] = current.model_copy(
+            update={
+                "speed_gbps": {**current.speed_gbps, **speeds[name]},
+                "link_down": [*current.link_down, *down[name]],
+                "flapping": [*current.flapping, *flapping[name]],
+            }
+        )
     return merged
 
 

@@ -167,10 +167,8 @@ class ConnectX(Platform):
                 eeprom=False,
             )
             counters = state.counters.get(nic.netdev)
-            out[linux_counters.link_command(nic).cli] = linux_counters.render_link(port, LINK_MODES)
-            out[linux_counters.stats_command(nic).cli] = linux_counters.render_stats(stats_lines(counters))
-            out[linux_counters.sysfs_counters_command(nic).cli] = linux_counters.render_sysfs_counters(
-                port, counters, nic, MLX5_COUNTERS
+            out |= linux_counters.render_nic_counters(
+                port, counters, nic, MLX5_COUNTERS, LINK_MODES, stats_lines(counters)
             )
         out[LLDP.cli] = linux_host.render_lldp(state)
         return out

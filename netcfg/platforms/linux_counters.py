@@ -242,6 +242,23 @@ def _gts(text: str | None) -> float | None:
 # --- render (the lab's replies) -------------------------------------------------------------------
 
 
+def render_nic_counters(
+    port: InterfaceState,
+    counters: PortCounters | None,
+    nic: Nic,
+    names: CounterNames,
+    link_modes: tuple[str, ...],
+    stats: list[tuple[str, int]],
+) -> dict[str, str]:
+    """What `nic_counter_commands` print for one NIC of a family (its counter names, link modes and
+    `ethtool -S` lines), keyed by command line."""
+    return {
+        link_command(nic).cli: render_link(port, link_modes),
+        stats_command(nic).cli: render_stats(stats),
+        sysfs_counters_command(nic).cli: render_sysfs_counters(port, counters, nic, names),
+    }
+
+
 def render_link(port: InterfaceState, link_modes: tuple[str, ...]) -> str:
     """`ethtool IF` as a 400G-class NIC prints it; empty where the state has no link state."""
     if port.oper_up is None:
