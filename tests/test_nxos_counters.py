@@ -104,6 +104,20 @@ def test_garbage_is_unreadable_not_a_down_fabric():
     assert all(p.oper_up is None for p in state.interfaces.values())
 
 
+def test_a_word_in_the_symbol_error_column_is_unreadable_not_a_crash():
+    # What hypothesis found: a row of another table's shape (`show users`) under the errors header.
+    errors = outputs()["show_interface_counters_errors"]
+    rows = errors.splitlines()
+    header = next(i for i, line in enumerate(rows) if "Symbol-Err" in line)
+    row = next(i for i, line in enumerate(rows) if i > header and line.startswith("Eth1/2 "))
+    rows[row] = " ".join(["Eth1/2"] + ["network-admin"] * (len(rows[row].split()) - 1))
+    state = NXOS.parse_outputs(outputs(show_interface_counters_errors="\n".join(rows) + "\n"), LEAF)
+    assert state.unparsed == {
+        "show interface counters errors": "Symbol-Err of Eth1/2 is 'network-admin', not a count"
+    }
+    assert "counters" not in state.facets and state.counters == {}
+
+
 # --- the lab ---------------------------------------------------------------------------------------
 
 

@@ -158,6 +158,8 @@ def read_symbol_errors(text: str | None) -> tuple[dict[str, int | None], str | N
                 if len(cells) != len(words):
                     return {}, f"a row of the Symbol-Err table has {len(cells)} columns, not {len(words)}"
                 value = cells[column]
+                if value != "--" and not value.replace(",", "").isdigit():
+                    return {}, f"Symbol-Err of {cells[0]} is {value!r}, not a count"
                 found[normal_name(cells[0])] = None if value == "--" else _int(value)
             if not any(w.split()[:1] == ["Port"] and "InDiscards" in w.split() for w in lines[i:]):
                 return {}, "output cut short: no InDiscards table after the Symbol-Err table"
