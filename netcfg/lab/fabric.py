@@ -6,12 +6,13 @@ import json
 import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
+from functools import cache, partial
 from pathlib import Path
 
 from netcfg.errors import InputError, OutputError
 from netcfg.lab.devices import DeviceFaults
 from netcfg.lab.profile import LabDevice, TransportFault
-from netcfg.lab.snapshot import simulated_devices
+from netcfg.lab.snapshot import SimulatedDevice, simulated_devices
 from netcfg.lab.sshserver import LabServer
 from netcfg.model import Fabric
 from netcfg.platforms import Platform, get_platform
@@ -72,6 +73,12 @@ def read_only_responder(
     return gated
 
 
+def _session_responder(platform: Platform, simulated: SimulatedDevice) -> Callable[[str], str | None]:
+    """One session's replies: the device is read when the session first asks for an output, and
+    every later command of the session answers from that reading."""
+    return read_only_responder(platform, shell_responder(cache(simulated.outputs)))
+
+
 def lab_devices(fabric: Fabric, policy: Policy, faults: dict[str, DeviceFaults]) -> list[LabDevice]:
     devices = []
     for name, simulated in simulated_devices(fabric, policy, faults).items():
@@ -80,8 +87,8 @@ def lab_devices(fabric: Fabric, policy: Policy, faults: dict[str, DeviceFaults])
             LabDevice(
                 name=name,
                 profile=platform.cli_profile,
-                responder=read_only_responder(platform, shell_responder(simulated.outputs)),
                 fault=transport_fault(faults.get(name)),
+                sessions=partial(_session_responder, platform, simulated),
             )
         )
     return devices

@@ -3,7 +3,7 @@
 A counter reads as a rate times the seconds since `EPOCH`, so any two readings (two audits, two
 `lab snapshot`s, two lab processes) of a healthy port give the same healthy rate. Events (a flap, a
 watchdog storm) count the lab's readings of the device instead, so two audits always see one
-between them, however close together they run.
+between them, however close together they run, and the first reading already shows one.
 """
 
 from __future__ import annotations
@@ -56,10 +56,12 @@ def port_counters(
     port: InterfaceState, rates: PortRates, roce_queue: int, now: float, reads: int
 ) -> PortCounters:
     """The counters a port with these settings and rates shows at `now`, after `reads` earlier readings."""
+    # A flapping or storming port has done so before anyone looks: the first reading shows one event.
+    events = reads + 1
     paused = sorted(port.no_drop_priorities or ()) if port.pfc_enabled is not False else []
     pauses = {p: _count(rates.pause, now) for p in paused}
     counters = PortCounters(
-        link_downs=1 + rates.flaps_per_reading * reads,
+        link_downs=1 + rates.flaps_per_reading * events,
         fec_corrected=_count(rates.fec_corrected, now),
         fec_uncorrected=_count(rates.fec_uncorrected, now),
         crc_errors=_count(rates.crc_errors, now),
@@ -69,7 +71,7 @@ def port_counters(
         ecn_marked={roce_queue: _count(rates.ecn_marked, now)},
         queue_drops={roce_queue: _count(rates.lossless_drops, now)},
         no_buffer_discards=_count(rates.lossless_drops, now),
-        watchdog_storms={p: rates.storms_per_reading * reads for p in paused} if port.watchdog else {},
+        watchdog_storms={p: rates.storms_per_reading * events for p in paused} if port.watchdog else {},
         stormed=frozenset(paused) if rates.storms_per_reading and port.watchdog else frozenset(),
     )
     if port.roce_mode is not None or port.ecn_np_priorities is not None:

@@ -53,10 +53,24 @@ class LabDevice:
     """One simulated device: its name, its CLI, its command outputs and its faults.
 
     ``responder`` maps a command line (stripped) to its output text; ``None`` means the device does not
-    know the command, and the profile's ``invalid_input`` is printed instead.
+    know the command, and the profile's ``invalid_input`` is printed instead. A device whose counters
+    move gives ``sessions`` instead: each SSH session asks it once for that session's responder, so a
+    collection reads the device at one instant (and the lab renders its outputs once per login).
     """
 
     name: str
     profile: CliProfile
-    responder: Callable[[str], str | None]
+    responder: Callable[[str], str | None] | None = None
     fault: TransportFault = TransportFault()
+    sessions: Callable[[], Callable[[str], str | None]] | None = None
+
+    def __post_init__(self) -> None:
+        if (self.responder is None) == (self.sessions is None):
+            raise ValueError(f"lab device {self.name}: give exactly one of responder and sessions")
+
+    def session_responder(self) -> Callable[[str], str | None]:
+        """The responder for one new SSH session."""
+        if self.sessions is not None:
+            return self.sessions()
+        assert self.responder is not None  # __post_init__: one of the two is set
+        return self.responder

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from collections.abc import Callable
 
 import asyncssh
 
@@ -27,7 +28,9 @@ def _format_prompt(device: LabDevice, username: str) -> str:
     return device.profile.prompt.format(name=device.name, user=username)
 
 
-async def _respond(device: LabDevice, command: str, prompt: str) -> str | None:
+async def _respond(
+    device: LabDevice, responder: Callable[[str], str | None], command: str, prompt: str
+) -> str | None:
     """Output for one non-empty command line, after the device's latency and with its output faults
     applied; None for an unknown command."""
     if device.fault.latency_s:
@@ -38,7 +41,7 @@ async def _respond(device: LabDevice, command: str, prompt: str) -> str | None:
     # A prompt ending in '#' is already privileged (EOS users start there), so 'enable' is a no-op.
     if command == "enable" and prompt.rstrip().endswith("#"):
         return ""
-    output = device.responder(command)
+    output = responder(command)
     if output is None:
         return None
     if device.fault.truncate:
@@ -98,7 +101,7 @@ async def _run_exec(device: LabDevice, process: asyncssh.SSHServerProcess[str]) 
     command = (process.command or "").strip()
     newline = "\r\n" if process.term_type else "\n"
     username = process.get_extra_info("username")
-    output = await _respond(device, command, _format_prompt(device, username))
+    output = await _respond(device, device.session_responder(), command, _format_prompt(device, username))
     if output is None:
         process.stderr.write(_to_wire(device.profile.invalid_input.format(command=command), newline))
         return _UNKNOWN_COMMAND_STATUS
@@ -115,6 +118,7 @@ class _Shell:
 
     def __init__(self, device: LabDevice, process: asyncssh.SSHServerProcess[str]) -> None:
         self._device = device
+        self._responder = device.session_responder()
         self._process = process
         self._pty = process.term_type is not None
         self._newline = "\r\n" if self._pty else "\n"
@@ -167,7 +171,7 @@ class _Shell:
     async def _answer(self, command: str) -> str:
         if not command:
             return self._prompt
-        output = await _respond(self._device, command, self._prompt)
+        output = await _respond(self._device, self._responder, command, self._prompt)
         if output is None:
             output = self._device.profile.invalid_input.format(command=command)
         return _to_wire(output, self._newline) + self._prompt
