@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from netutils.config.clean import sanitize_config
+from netcfg.platforms.secrets import SecretFilters
 
 # Secrets in EOS config lines: what precedes each secret (keywords and encryption type, kept), for
 # netutils' sanitize_config, which puts <masked> in place of the secret so the config still parses.
@@ -26,7 +26,12 @@ SECRET_FILTERS = [{"regex": rf"({before}){_VALUE}", "replace": r"\1 <masked>"} f
 # TerminAttr's CloudVision key sits inside one long `exec` argument.
 SECRET_FILTERS.append({"regex": r"(-cvauth=key,)[^\s,]+", "replace": r"\1<masked>"})
 
+# Every filter above matches one of these (case matters: sanitize_config's filters are case-sensitive).
+_SECRETS = SecretFilters(
+    tuple(SECRET_FILTERS), ("secret", "password", "key", "snmp-server", "auth ", "priv ")
+)
+
 
 def mask_secrets(text: str) -> str:
     """The text with every secret replaced by `<masked>`, keywords and encryption type kept."""
-    return sanitize_config(text, SECRET_FILTERS)
+    return _SECRETS.mask(text)

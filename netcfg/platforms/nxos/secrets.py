@@ -10,7 +10,7 @@ neighbour passwords (`password 3 ...`), OSPF, HSRP, NTP and BFD authentication k
 
 from __future__ import annotations
 
-from netutils.config.clean import sanitize_config
+from netcfg.platforms.secrets import SecretFilters
 
 _TYPE = r"(?: \d)?"
 _BEFORE_SECRET = [
@@ -34,6 +34,11 @@ _BEFORE_SECRET = [
 _VALUE = r" (?![^\n]*<masked>)(?:\"[^\"\n]*\"|[^\s,]+)"
 SECRET_FILTERS = [{"regex": rf"({before}){_VALUE}", "replace": r"\1 <masked>"} for before in _BEFORE_SECRET]
 
+# Every filter above matches one of these (case matters: sanitize_config's filters are case-sensitive).
+_SECRETS = SecretFilters(
+    tuple(SECRET_FILTERS), ("password", "secret", "snmp-server", "key", "authentication")
+)
+
 
 def mask_secrets(text: str) -> str:
-    return sanitize_config(text, SECRET_FILTERS)
+    return _SECRETS.mask(text)
