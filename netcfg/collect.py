@@ -195,7 +195,7 @@ def _netmiko_args(host: Host, sock: socket.socket, opts: CollectOptions) -> dict
 
 class _ReadOnlySession:
     """What collection changes in netmiko's class for a platform: two round trips it does not need,
-    and a read that notices a closed session.
+    a read that notices a closed session, and no search for terminal codes in text without ESC.
 
     Measured one device at a time on the lab, the round trips were a fifth of each device's client
     CPU and about half of its wall time.
@@ -213,6 +213,13 @@ class _ReadOnlySession:
         if not output and getattr(self.remote_conn, "closed", False):  # type: ignore[attr-defined]
             raise EOFError("the SSH session was closed")
         return output
+
+    def strip_ansi_escape_codes(self, string_buffer: str) -> str:
+        # Every code netmiko strips begins with ESC, and each is a regex pass over every chunk read:
+        # on long tables, a tenth of the collector's CPU spent finding none.
+        if "\x1b" not in string_buffer:
+            return string_buffer
+        return super().strip_ansi_escape_codes(string_buffer)  # type: ignore[misc]
 
     def cleanup(self, command: str = "exit") -> None:
         # Collection never enters config mode, so there is nothing to leave; closing the SSH channel

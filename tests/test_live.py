@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from netcfg.audit import run_audit
 from netcfg.cli import main
@@ -254,6 +256,51 @@ def test_output_larger_than_one_read_is_collected_whole(lab_fabric, lab_policy):
             conn.disconnect()
     assert len(text) > 65536
     assert out.strip().splitlines() == text.splitlines()
+
+
+def test_colour_codes_are_stripped_and_plain_output_kept_over_ssh(lab_fabric, lab_policy):
+    """Collection's session strips the terminal codes netmiko strips, and leaves text without them."""
+    import socket
+
+    from netcfg.collect import send, session_class
+    from netcfg.lab.profile import LabDevice
+    from netcfg.lab.sshserver import LabServer
+    from netcfg.platforms import get_platform
+
+    coloured = "\x1b[00;32mEthernet1\x1b[0m is up\n\x1b[KEthernet2 is down\x1b[2K\n"
+    plain = "Ethernet1 is up, line protocol is up (connected)\n  Hardware is Ethernet [x]\n"
+    replies = {"show interfaces": coloured, "show version": plain}
+    device = LabDevice("spine1", get_platform("eos").cli_profile, replies.get)
+    with LabServer([device], username=LOGIN.username, password=PASSWORD) as server:
+        sock = socket.create_connection(("127.0.0.1", server.ports["spine1"]))
+        conn = session_class("arista_eos")(
+            device_type="arista_eos",
+            host="127.0.0.1",
+            port=server.ports["spine1"],
+            sock=sock,
+            username=LOGIN.username,
+            password=PASSWORD,
+            fast_cli=True,
+            global_delay_factor=0.05,
+        )
+        try:
+            outputs = {cli: send(conn, cli, 5) for cli in replies}
+        finally:
+            conn.disconnect()
+    assert outputs["show interfaces"].strip().splitlines() == ["Ethernet1 is up", "Ethernet2 is down"]
+    assert outputs["show version"].strip().splitlines() == plain.strip().splitlines()
+
+
+@given(st.text(alphabet="\x1b[]0123456789;?HKJmlhABCDELMncx \n\r", max_size=60))
+def test_stripping_terminal_codes_equals_netmikos(text: str):
+    from netmiko import BaseConnection
+
+    from netcfg.collect import session_class
+
+    for device_type in ("arista_eos", "linux", "cisco_nxos"):
+        session = object.__new__(session_class(device_type))
+        session.RETURN = "\n"
+        assert session.strip_ansi_escape_codes(text) == BaseConnection.strip_ansi_escape_codes(session, text)
 
 
 def test_prompt_pattern_needs_the_prompt_at_the_end():
