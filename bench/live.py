@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import yaml
+from scratch import DEFAULT, file_creation_ms, scratch_dir
 
 from netcfg.audit import run_audit
 from netcfg.collect import CollectOptions
@@ -182,11 +183,20 @@ def main() -> int:
     ap.add_argument("--processes", type=int, default=2, help="collector processes")
     ap.add_argument("--timeout", type=float, default=3.0, help="per-device timeout in the faulty run")
     ap.add_argument("--fault-percent", type=float, default=10)
+    ap.add_argument(
+        "--dir",
+        type=Path,
+        default=DEFAULT,
+        help="where snapshots and reports are written (a fresh subfolder)",
+    )
     args = ap.parse_args()
-    print(f"machine speed: a 10M-step Python loop takes {machine_speed():.2f} s")
     login = Login("bench", secrets.token_urlsafe(12))
-    with tempfile.TemporaryDirectory() as tmp_name:
+    with scratch_dir(args.dir, "live-") as tmp_name:
         tmp = Path(tmp_name)
+        print(
+            f"machine speed: a 10M-step Python loop takes {machine_speed():.2f} s; creating a file in "
+            f"{args.dir} takes {file_creation_ms(tmp):.2f} ms of CPU"
+        )
         inventory = write_inventory(tmp, args.devices)
         healthy = run(inventory, tmp, login, args.workers, args.processes, 10.0, {})
         names = sorted(load_fabric(inventory).devices)

@@ -22,11 +22,12 @@ from __future__ import annotations
 import argparse
 import resource
 import sys
-import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
+
+from scratch import DEFAULT, file_creation_ms, scratch_dir
 
 from netcfg.checks import run_checks
 from netcfg.generate import write_generated_inventory
@@ -115,13 +116,19 @@ def main() -> int:
         const="all",
         help="spread switches and hosts over these platforms (comma list; bare: every platform netcfg has)",
     )
+    ap.add_argument(
+        "--dir",
+        type=Path,
+        default=DEFAULT,
+        help="where inventories and snapshots are written (a fresh subfolder)",
+    )
     args = ap.parse_args()
     platforms = mixed_platforms(args.mix) if args.mix else None
     # A policy every platform can express (NVUE restores a queue one poll after the last pause).
     mix_policy = Path(__file__).resolve().parent.parent / "inventories" / "lab-multi" / "policy.yaml"
     policy_file = str(mix_policy) if args.mix else None
     stages: dict[str, float] = {}
-    with tempfile.TemporaryDirectory() as tmp:
+    with scratch_dir(args.dir, "offline-") as tmp:
         t = time.perf_counter()
         path = write_generated_inventory(
             Path(tmp), "bench", args.scalable_units, args.servers_per_su, args.rails, platforms, policy_file
@@ -178,12 +185,17 @@ def main() -> int:
         return 1
     del states
     return snapshot_check_scaling(
-        args.scalable_units, args.servers_per_su, args.rails, platforms, policy_file
+        args.scalable_units, args.servers_per_su, args.rails, platforms, policy_file, args.dir
     )
 
 
 def snapshot_check_scaling(
-    scalable_units: int, servers_per_su: int, rails: int, platforms: dict | None, policy_file: str | None
+    scalable_units: int,
+    servers_per_su: int,
+    rails: int,
+    platforms: dict | None,
+    policy_file: str | None,
+    folder: Path,
 ) -> int:
     """Check time of two live-shaped lab snapshots taken five minutes apart (running configs, NIC
     read-backs, LLDP tables, link state and counters), the second judged against the first, at 1/4,
@@ -192,8 +204,10 @@ def snapshot_check_scaling(
         "check of a lab snapshot against the one before it, counters included (target <= 3 s at full size):"
     )
     failed = 0
+    with scratch_dir(folder, "probe-") as probe:
+        print(f"  creating a file in {folder} takes {file_creation_ms(Path(probe)):.2f} ms of CPU")
     for share in (4, 2, 1):
-        with tempfile.TemporaryDirectory() as tmp:
+        with scratch_dir(folder, "snapshots-") as tmp:
             path = write_generated_inventory(
                 Path(tmp),
                 "bench",
