@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
@@ -157,13 +157,17 @@ def show(value: object) -> str:
 
 def compare(
     device: str, interface: str | None, what: str, expected: object, actual: object
-) -> Iterator[Issue]:
-    """Yield one issue when a setting differs from what is expected (unknown counts as differing)."""
-    if actual != expected:
-        yield Issue(
+) -> tuple[Issue, ...]:
+    """One issue when a setting differs from what is expected (unknown counts as differing), else
+    none. A tuple, not a generator: rules compare every port of a fabric, nearly always equal."""
+    if actual == expected:
+        return ()
+    return (
+        Issue(
             device,
             interface,
             show(expected),
             show(actual),
             f"{what}: expected {show(expected)}, found {show(actual)}",
-        )
+        ),
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import cast
 
 from netcfg.checks.base import CheckContext, Issue, Severity, compare, rule, show
 from netcfg.headroom import headroom
@@ -14,16 +15,30 @@ from netcfg.policy import Policy, VersionRule
 
 
 def fabric_port_names(device: Device, ctx: CheckContext) -> list[str]:
-    """The cabled ports of a switch, or the NICs of a host."""
-    if not device.is_switch:
-        return [nic.netdev for nic in device.nics]
-    return [local.interface for local, _, _ in ctx.fabric.links_of(device.name)]
+    """The cabled ports of a switch, or the NICs of a host (worked out once per device and run: two
+    dozen rules walk them)."""
+    key = f"port names {device.name}"
+    found = ctx.memo.get(key)
+    if found is None:
+        if not device.is_switch:
+            found = [nic.netdev for nic in device.nics]
+        else:
+            found = [local.interface for local, _, _ in ctx.fabric.links_of(device.name)]
+        ctx.memo[key] = found
+    return cast(list[str], found)
 
 
-def fabric_ports(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[InterfaceState]:
-    """The cabled ports of a switch, or the NICs of a host; a missing one is an empty, unknown port."""
-    for name in fabric_port_names(device, ctx):
-        yield state.interfaces.get(name) or InterfaceState(name=name)
+def fabric_ports(state: DeviceState, device: Device, ctx: CheckContext) -> list[InterfaceState]:
+    """The cabled ports of a switch, or the NICs of a host; a missing one is an empty, unknown port.
+    Once per state and run, as `fabric_port_names`."""
+    key = f"ports {id(state)}"
+    found = ctx.memo.get(key)
+    if found is None:
+        interfaces = state.interfaces
+        found = ctx.memo[key] = [
+            interfaces.get(name) or InterfaceState(name=name) for name in fabric_port_names(device, ctx)
+        ]
+    return cast(list[InterfaceState], found)
 
 
 @rule("qos.trust", Severity.ERROR, fields=("trust",))
@@ -38,7 +53,7 @@ def check_dscp_map(state: DeviceState, device: Device, ctx: CheckContext) -> Ite
     """RoCE DSCP lands in the class the policy's RoCE priority pauses, and CNP DSCP in the CNP priority's
     class, on every hop (followed through the device's DSCP -> class -> PFC priority chain)."""
     p = ctx.policy
-    ports = list(fabric_ports(state, device, ctx)) if not device.is_switch else [None]
+    ports = fabric_ports(state, device, ctx) if not device.is_switch else [None]
     # A switch carries every NIC family's CNPs; a NIC marks its own.
     cnps = p.cnp_classes if device.is_switch else [p.cnp_for(device.platform)]
     for port in ports:
@@ -204,10 +219,12 @@ def check_dcqcn(state: DeviceState, device: Device, ctx: CheckContext) -> Iterat
     """DCQCN parameters on every NIC match the policy, so all senders react to congestion alike
     (those the NIC has a counterpart for: a Thor NIC has the CNP gap only)."""
     knobs = get_platform(device.platform).dcqcn_knobs
-    want = {k: v for k, v in host_dcqcn(ctx.policy).items() if knobs is None or k in knobs}
+    want = sorted((k, v) for k, v in host_dcqcn(ctx.policy).items() if knobs is None or k in knobs)
     for port in fabric_ports(state, device, ctx):
-        for key, value in sorted(want.items()):
-            yield from compare(state.name, port.name, f"DCQCN {key}", value, port.dcqcn.get(key))
+        got = port.dcqcn
+        for key, value in want:
+            if got.get(key) != value:  # the message is only written for a difference
+                yield from compare(state.name, port.name, f"DCQCN {key}", value, got.get(key))
 
 
 def version_key(version: str) -> tuple[int, ...]:

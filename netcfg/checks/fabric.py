@@ -19,7 +19,7 @@ def qos_fingerprint(state: DeviceState, device: Device, ctx: CheckContext) -> di
     show as the policy band, whether the leaf says 150 kbytes or 153,600 bytes.
     """
     p = ctx.policy
-    ports = list(fabric_ports(state, device, ctx))
+    ports = fabric_ports(state, device, ctx)
     roce_queue, cnp_queue = state.queue_of(p.roce.priority), state.queue_of(p.cnp.priority)
 
     def common(values: Iterable[object]) -> str:

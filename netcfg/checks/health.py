@@ -18,7 +18,9 @@ from netcfg.checks.device import fabric_port_names, fabric_ports
 from netcfg.model import Device, DeviceState, PortCounters
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: a frozen dataclass sets each field through object.__setattr__, and a run makes one
+# Reading per fabric port.
+@dataclass(slots=True)
 class Reading:
     """One port's counters now and at the earlier reading, and the seconds between them (None: the
     readings carry no time, so only counts, not rates, can be judged)."""
@@ -30,12 +32,9 @@ class Reading:
 
     def delta(self, field: str, key: int | None = None) -> int | None:
         """How much a counter grew between the readings (None: one of them does not show it)."""
-        now, before = getattr(self.now, field), getattr(self.before, field)
-        if key is not None:
-            now, before = now.get(key), before.get(key)
-        if now is None or before is None:
-            return None
-        return now - before if now >= before else now
+        if key is None:
+            return _grown(getattr(self.now, field), getattr(self.before, field))
+        return _grown(getattr(self.now, field).get(key), getattr(self.before, field).get(key))
 
     def exceeds(self, count: int, per_s: float) -> bool:
         """Whether a count over this interval is above a per-second threshold (0: any count is)."""
@@ -49,6 +48,14 @@ class Reading:
         if self.seconds is None:
             return f"{count:,} since the previous reading"
         return f"{count:,} in {_duration(self.seconds)} ({count / self.seconds:,.1f}/s)"
+
+
+def _grown(now: int | None, before: int | None) -> int | None:
+    """How much a counter grew from `before` to `now`; one that went down was cleared in between, so
+    all it shows now is new."""
+    if now is None or before is None:
+        return None
+    return now - before if now >= before else now
 
 
 def _duration(seconds: float) -> str:
@@ -217,12 +224,11 @@ def check_pause_storm(state: DeviceState, device: Device, ctx: CheckContext) -> 
             ("received", r.now.pause_rx, r.before.pause_rx),
             ("sent", r.now.pause_tx, r.before.pause_tx),
         ):
+            if now == before:
+                continue
             for priority, frames in now.items():
-                earlier = before.get(priority)
-                if earlier is None or frames == earlier:
-                    continue
-                count = frames - earlier if frames > earlier else frames
-                if r.exceeds(count, limit):
+                count = _grown(frames, before.get(priority))
+                if count and r.exceeds(count, limit):
                     parts.append(f"priority {priority} {way}: {r.rate(count)}")
         if parts:
             yield Issue(
@@ -239,11 +245,13 @@ def check_pause_storm(state: DeviceState, device: Device, ctx: CheckContext) -> 
 def check_watchdog_storms(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
     """No queue is held stormed by the PFC watchdog now, and the watchdog broke no storm since the previous
     reading: each storm it breaks drops the lossless queue's traffic until the pauses stop."""
-    earlier = {r.port: r for r in readings(state, device, ctx)}
+    earlier: dict[str, Reading] | None = None
     for name in fabric_port_names(device, ctx):
         counters = state.counters.get(name)
-        if counters is None or not (counters.stormed or counters.watchdog_storms):
+        if counters is None or not (counters.stormed or any(counters.watchdog_storms.values())):
             continue
+        if earlier is None:
+            earlier = {r.port: r for r in readings(state, device, ctx)}
         storms = {}
         if name in earlier:
             storms = {

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from netcfg.checks.base import CheckContext, Issue, Severity, rule, show
 from netcfg.model import DeviceState, Endpoint, InterfaceState, Link
 
@@ -14,60 +12,68 @@ def _port(state: DeviceState, end: Endpoint) -> InterfaceState:
 
 def _mismatch(
     link: Link, a: DeviceState, b: DeviceState, what: str, va: object, vb: object, policy_value: object
-) -> Iterator[Issue]:
-    """One issue per disagreeing link, named on the end that leaves the policy (the upper end if both do)."""
+) -> tuple[Issue, ...]:
+    """One issue per disagreeing link, named on the end that leaves the policy (the upper end if both
+    do). A tuple, as `compare`'s: nearly every link agrees."""
     if va == vb:
-        return
+        return ()
     a_is_culprit = vb == policy_value
     culprit = link.a if a_is_culprit else link.b
     mine, peer = (va, vb) if a_is_culprit else (vb, va)
-    yield Issue(
-        culprit.device,
-        culprit.interface,
-        f"{what} as on the peer ({show(peer)})",
-        show(mine),
-        f"{what} disagrees with the other end of the link: {show(mine)} here, {show(peer)} on the peer",
+    return (
+        Issue(
+            culprit.device,
+            culprit.interface,
+            f"{what} as on the peer ({show(peer)})",
+            show(mine),
+            f"{what} disagrees with the other end of the link: {show(mine)} here, {show(peer)} on the peer",
+        ),
     )
 
 
 @rule("link.trust_mismatch", Severity.ERROR, scope="link", fields=("trust",))
-def check_link_trust(link: Link, a: DeviceState, b: DeviceState, ctx: CheckContext) -> Iterator[Issue]:
+def check_link_trust(link: Link, a: DeviceState, b: DeviceState, ctx: CheckContext) -> tuple[Issue, ...]:
     """Both ends of a link trust the same field (DSCP), so a packet keeps its class across the cable."""
-    yield from _mismatch(
+    return _mismatch(
         link, a, b, "trust mode", _port(a, link.a).trust, _port(b, link.b).trust, ctx.policy.trust
     )
 
 
 @rule("link.dscp_mismatch", Severity.ERROR, scope="link", fields=("dscp_map",))
-def check_link_dscp(link: Link, a: DeviceState, b: DeviceState, ctx: CheckContext) -> Iterator[Issue]:
+def check_link_dscp(link: Link, a: DeviceState, b: DeviceState, ctx: CheckContext) -> tuple[Issue, ...]:
     """Both ends map the RoCE DSCP to the same priority."""
     dscp = ctx.policy.roce.dscp
     va, vb = a.dscp_priority(dscp, link.a.interface), b.dscp_priority(dscp, link.b.interface)
-    yield from _mismatch(link, a, b, f"DSCP {dscp} priority", va, vb, ctx.policy.roce.priority)
+    if va == vb:
+        return ()
+    return _mismatch(link, a, b, f"DSCP {dscp} priority", va, vb, ctx.policy.roce.priority)
 
 
 @rule("link.pfc_mismatch", Severity.ERROR, scope="link", fields=("no_drop_priorities",))
-def check_link_pfc(link: Link, a: DeviceState, b: DeviceState, ctx: CheckContext) -> Iterator[Issue]:
+def check_link_pfc(link: Link, a: DeviceState, b: DeviceState, ctx: CheckContext) -> tuple[Issue, ...]:
     """Both ends pause the same priorities: pauses for a priority the peer ignores protect nothing."""
     va, vb = _port(a, link.a).no_drop_priorities, _port(b, link.b).no_drop_priorities
-    yield from _mismatch(link, a, b, "PFC priorities", va, vb, ctx.policy.lossless_priorities)
+    return _mismatch(link, a, b, "PFC priorities", va, vb, ctx.policy.lossless_priorities)
 
 
 @rule("link.mtu_mismatch", Severity.ERROR, scope="link", fields=("mtu",))
-def check_link_mtu(link: Link, a: DeviceState, b: DeviceState, ctx: CheckContext) -> Iterator[Issue]:
+def check_link_mtu(link: Link, a: DeviceState, b: DeviceState, ctx: CheckContext) -> tuple[Issue, ...]:
     """A host MTU never exceeds its leaf port's MTU; switch-to-switch links have equal MTUs."""
     ma, mb = _port(a, link.a).mtu, _port(b, link.b).mtu
-    if ma is None or mb is None:
-        return
+    if ma is None or mb is None or ma == mb:
+        return ()
     host_side = a.platform != b.platform and ctx.fabric.devices[link.a.device].role == "host"
-    if (host_side and ma > mb) or (not host_side and ma != mb):
-        b_is_culprit = mb != ctx.policy.mtu.switch
-        culprit = link.b if b_is_culprit else link.a
-        mine, peer = (mb, ma) if b_is_culprit else (ma, mb)
-        yield Issue(
+    if host_side and ma < mb:
+        return ()
+    b_is_culprit = mb != ctx.policy.mtu.switch
+    culprit = link.b if b_is_culprit else link.a
+    mine, peer = (mb, ma) if b_is_culprit else (ma, mb)
+    return (
+        Issue(
             culprit.device,
             culprit.interface,
             "host MTU <= switch MTU" if host_side else "equal MTU on both ends",
             f"{mine} (peer {peer})",
             f"MTU {mine} here does not fit MTU {peer} on the other end: jumbo RoCE frames will be dropped",
-        )
+        ),
+    )

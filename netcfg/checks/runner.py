@@ -9,7 +9,7 @@ from typing import cast
 
 from netcfg import waivers
 from netcfg.checks.base import RULES, CheckContext, Finding, Issue, Rule, Severity
-from netcfg.model import Device, DeviceState, Fabric, port_ranges, port_sort_key
+from netcfg.model import Device, DeviceState, Fabric, Link, port_ranges, port_sort_key
 from netcfg.platforms import get_platform
 from netcfg.policy import Policy
 from netcfg.waivers import Decision
@@ -76,18 +76,38 @@ def _checked_devices(ctx: CheckContext) -> list[tuple[DeviceState, Device, str]]
     return cast(list[tuple[DeviceState, Device, str]], found)
 
 
+def _applicable_devices(r: Rule, ctx: CheckContext) -> list[tuple[DeviceState, Device]]:
+    """The devices a rule applies to; rules that ask the same (facet, platforms, roles) share one list."""
+    key = f"devices for {r.facet} {sorted(r.platforms or ())} {sorted(r.roles or ())} {r.platforms is None}"
+    found = ctx.memo.get(key)
+    if found is None:
+        found = ctx.memo[key] = [(s, d) for s, d, kind in _checked_devices(ctx) if _applies(r, s, kind)]
+    return cast(list[tuple[DeviceState, Device]], found)
+
+
 def _run_rule(r: Rule, ctx: CheckContext) -> Iterable[Issue]:
     if r.scope == "fabric":
         yield from r.func(ctx)
     elif r.scope == "device":
-        for state, device, kind in _checked_devices(ctx):
-            if _applies(r, state, kind):
-                yield from r.func(state, device, ctx)
+        for state, device in _applicable_devices(r, ctx):
+            yield from r.func(state, device, ctx)
     else:
-        for link in ctx.fabric.links:
-            a, b = ctx.states.get(link.a.device), ctx.states.get(link.b.device)
-            if a is not None and b is not None and r.facet in a.facets and r.facet in b.facets:
+        for link, a, b in _checked_links(ctx):
+            if r.facet in a.facets and r.facet in b.facets:
                 yield from r.func(link, a, b, ctx)
+
+
+def _checked_links(ctx: CheckContext) -> list[tuple[Link, DeviceState, DeviceState]]:
+    """(link, state of one end, of the other) of each link with both ends read, once per run."""
+    found = ctx.memo.get("checked links")
+    if found is None:
+        states = ctx.states
+        found = ctx.memo["checked links"] = [
+            (link, a, b)
+            for link in ctx.fabric.links
+            if (a := states.get(link.a.device)) is not None and (b := states.get(link.b.device)) is not None
+        ]
+    return cast(list[tuple[Link, DeviceState, DeviceState]], found)
 
 
 def _merge(raw: list[tuple[Rule, Issue, Decision | None]], states: dict[str, DeviceState]) -> list[Finding]:
