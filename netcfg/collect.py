@@ -444,12 +444,30 @@ def _collect_shard(shard: _Shard, on_done: Callable[[], None] | None) -> dict[st
     return _run(nr, shard.fabric, writer, shard.opts, shard.keys, on_done, stop)
 
 
-def _collect_in_processes(shards: list[_Shard], total: int, progress: bool) -> dict[str, DeviceCollection]:
+@contextmanager
+def _alongside(work: Callable[[], object] | None) -> Iterator[None]:
+    """`work` on a thread of its own while the block runs; a block that ends normally waits for it.
+
+    A block ended by an error or a signal does not: the thread is a daemon, and its work is dropped.
+    """
+    if work is None:
+        yield
+        return
+    thread = threading.Thread(target=work, name="netcfg-meanwhile", daemon=True)
+    thread.start()
+    yield
+    thread.join()
+
+
+def _collect_in_processes(
+    shards: list[_Shard], total: int, progress: bool, meanwhile: Callable[[], object] | None
+) -> dict[str, DeviceCollection]:
     found: dict[str, DeviceCollection] = {}
-    # The bar (and its refresh thread) starts only after the collectors are forked.
+    # The bar (and its refresh thread) and `meanwhile` start only after the collectors are forked.
     with (
         ChildProcesses(_collect_shard, shards, progress) as collectors,
         _progress_bar(progress, total) as advance,
+        _alongside(meanwhile),
     ):
         for part in collectors.results(advance):
             found |= part
@@ -465,8 +483,13 @@ def collect(
     connections: dict[str, dict] | None = None,
     *,
     replace: bool = False,
+    meanwhile: Callable[[], object] | None = None,
 ) -> tuple[Path, dict[str, DeviceCollection]]:
     """Collect the selected devices into a snapshot at `target` (written atomically).
+
+    `meanwhile` runs on a thread of this process while the devices are collected (an audit reads
+    the previous snapshot then, in the time collection spends waiting on devices); collect returns
+    once it is done too. It reports its own result and errors.
 
     `target` must not exist, be an empty folder, or (with `replace`) be an earlier netcfg snapshot;
     anything else is refused (InputError) before a device is contacted. A write error raises
@@ -502,9 +525,9 @@ def collect(
                 )
                 for i in range(opts.processes)
             ]
-            found = _collect_in_processes(shards, len(names), opts.progress)
+            found = _collect_in_processes(shards, len(names), opts.progress, meanwhile)
         else:
-            with _progress_bar(opts.progress, len(names)) as advance:
+            with _progress_bar(opts.progress, len(names)) as advance, _alongside(meanwhile):
                 found = _run(nr, fabric, writer, opts, keys, advance, stop)
         meta = _meta(fabric, found, started, time.monotonic() - t0)
     except BaseException:

@@ -249,6 +249,26 @@ def test_an_audit_whose_report_cannot_be_written_keeps_no_snapshot(lab_fabric, l
     assert previous_snapshot(snapshots / "lab", snapshots / "lab" / "99999999") == first.snapshot
 
 
+@pytest.mark.parametrize("processes", [1, 2])
+def test_an_unreadable_previous_snapshot_fails_the_audit_after_collection_and_keeps_no_new_one(
+    lab_fabric, lab_policy, tmp_path, processes
+):
+    """The previous snapshot is parsed while the devices are collected; a file of it that cannot be
+    read fails the audit as it did when read afterwards (naming the file), and the new snapshot goes."""
+    snapshots, reports = tmp_path / "snapshots", tmp_path / "reports"
+    leaves = Selection(role="leaf")
+    opts = CollectOptions(workers=8, processes=processes)
+    with lab_server(lab_fabric, lab_policy, {}, USER, PASSWORD) as server:
+        first = run_audit(lab_fabric, lab_policy, LOGIN, snapshots, reports, opts, leaves, _conns(server))
+        damaged = next((first.snapshot / "leaf-su1-r1").iterdir())
+        damaged.write_bytes(b"\xff\xfe not UTF-8\n")
+        with pytest.raises(InputError) as raised:
+            run_audit(lab_fabric, lab_policy, LOGIN, snapshots, reports, opts, leaves, _conns(server))
+    assert str(damaged) in str(raised.value)
+    assert list((snapshots / "lab").iterdir()) == [first.snapshot]
+    assert sorted((reports / "lab").iterdir()) == sorted(first.reports.values())
+
+
 def test_an_audit_whose_reports_folder_cannot_be_made_contacts_no_device(
     tmp_path, credentials, nowhere, capsys
 ):
