@@ -3,10 +3,15 @@ platforms' live tests."""
 
 from __future__ import annotations
 
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import pytest
+from netmiko import BaseConnection
 
 from netcfg.audit import AuditResult, run_audit
-from netcfg.collect import CollectOptions
+from netcfg.collect import CollectOptions, session_class
 from netcfg.lab.devices import DeviceFaults
 from netcfg.lab.fabric import lab_server, write_connection_files
 from netcfg.model import Fabric
@@ -36,3 +41,23 @@ def live_audit(
             opts,
             connections=read_connections(connections),
         )
+
+
+@contextmanager
+def cli_session(device_type: str, port: int, login: Login) -> Iterator[BaseConnection]:
+    """A session to one lab device on 127.0.0.1 as collection opens it (netmiko, `session_class`)."""
+    sock = socket.create_connection(("127.0.0.1", port))
+    conn = session_class(device_type)(
+        device_type=device_type,
+        host="127.0.0.1",
+        port=port,
+        sock=sock,
+        username=login.username,
+        password=login.password,
+        fast_cli=True,
+        global_delay_factor=0.05,
+    )
+    try:
+        yield conn
+    finally:
+        conn.disconnect()

@@ -5,14 +5,13 @@ values, faults). No mocked connections."""
 from __future__ import annotations
 
 import json
-import socket
 from pathlib import Path
 
 import pytest
 
 from netcfg.audit import run_audit
 from netcfg.cli import main
-from netcfg.collect import CollectOptions, send, session_class
+from netcfg.collect import CollectOptions, send
 from netcfg.inventory import load_fabric
 from netcfg.lab.devices import DeviceFaults
 from netcfg.lab.fabric import lab_server, write_connection_files
@@ -20,6 +19,7 @@ from netcfg.nornir_inventory import Login, read_connections
 from netcfg.policy import load_policy
 from netcfg.sources import snapshot_states
 from tests.conftest import ROOT
+from tests.live_lab import cli_session
 
 PASSWORD = "s3cret-Cumulus-pass"
 LOGIN = Login("auditor", PASSWORD)
@@ -136,25 +136,11 @@ def test_nothing_secret_reaches_the_snapshot_or_reports(audit):
 
 def test_the_lab_plays_nvue_and_refuses_what_is_not_read_only(lab):
     connections, _ = lab
-    port = connections["leaf-su1-r1"]["port"]
-    sock = socket.create_connection(("127.0.0.1", port))
-    conn = session_class("cumulus_linux")(
-        device_type="cumulus_linux",
-        host="127.0.0.1",
-        port=port,
-        sock=sock,
-        username=LOGIN.username,
-        password=PASSWORD,
-        fast_cli=True,
-        global_delay_factor=0.05,
-    )
-    try:
+    with cli_session("cumulus_linux", connections["leaf-su1-r1"]["port"], LOGIN) as conn:
         assert conn.base_prompt == "auditor@leaf-su1-r1:mgmt:~"
         assert "nv set qos roce mode lossless" in send(conn, "nv config show -o commands", 5)
         assert "command not found" in send(conn, "nv set qos roce mode lossy", 5)
         assert "command not found" in send(conn, "nv config apply", 5)
-    finally:
-        conn.disconnect()
 
 
 def test_diff_gives_the_nv_lines_that_restore_intent(inventory, audit, capsys):

@@ -23,6 +23,7 @@ from netcfg.model import DeviceState
 from netcfg.nornir_inventory import Login, read_connections
 from netcfg.sources import snapshot_states, unchanged_devices
 from tests.conftest import LAB
+from tests.live_lab import cli_session
 from tests.test_internal import DEMO_FINDINGS
 
 PASSWORD = "s3cret-Lab-pass"
@@ -226,10 +227,6 @@ def test_a_changed_host_key_is_refused_as_collect_auth(lab_fabric, lab_policy, t
 
 def test_output_larger_than_one_read_is_collected_whole(lab_fabric, lab_policy):
     """A running config holding the hostname and longer than one 64 KiB read arrives complete."""
-    import socket
-
-    from netmiko import ConnectHandler
-
     from netcfg.collect import send
     from netcfg.lab.profile import LabDevice
     from netcfg.lab.sshserver import LabServer
@@ -238,31 +235,18 @@ def test_output_larger_than_one_read_is_collected_whole(lab_fabric, lab_policy):
     body = "".join(f"interface Ethernet{i}\n   description spine1:Ethernet{i}\n!\n" for i in range(1, 3000))
     text = f"hostname spine1\n{body}end"
     device = LabDevice("spine1", get_platform("eos").cli_profile, {"show running-config": text}.get)
-    with LabServer([device], username=LOGIN.username, password=PASSWORD) as server:
-        sock = socket.create_connection(("127.0.0.1", server.ports["spine1"]))
-        conn = ConnectHandler(
-            device_type="arista_eos",
-            host="127.0.0.1",
-            port=server.ports["spine1"],
-            sock=sock,
-            username=LOGIN.username,
-            password=PASSWORD,
-            fast_cli=True,
-            global_delay_factor=0.05,
-        )
-        try:
-            out = send(conn, "show running-config", 5)
-        finally:
-            conn.disconnect()
+    with (
+        LabServer([device], username=LOGIN.username, password=PASSWORD) as server,
+        cli_session("arista_eos", server.ports["spine1"], LOGIN) as conn,
+    ):
+        out = send(conn, "show running-config", 5)
     assert len(text) > 65536
     assert out.strip().splitlines() == text.splitlines()
 
 
 def test_colour_codes_are_stripped_and_plain_output_kept_over_ssh(lab_fabric, lab_policy):
     """Collection's session strips the terminal codes netmiko strips, and leaves text without them."""
-    import socket
-
-    from netcfg.collect import send, session_class
+    from netcfg.collect import send
     from netcfg.lab.profile import LabDevice
     from netcfg.lab.sshserver import LabServer
     from netcfg.platforms import get_platform
@@ -271,22 +255,11 @@ def test_colour_codes_are_stripped_and_plain_output_kept_over_ssh(lab_fabric, la
     plain = "Ethernet1 is up, line protocol is up (connected)\n  Hardware is Ethernet [x]\n"
     replies = {"show interfaces": coloured, "show version": plain}
     device = LabDevice("spine1", get_platform("eos").cli_profile, replies.get)
-    with LabServer([device], username=LOGIN.username, password=PASSWORD) as server:
-        sock = socket.create_connection(("127.0.0.1", server.ports["spine1"]))
-        conn = session_class("arista_eos")(
-            device_type="arista_eos",
-            host="127.0.0.1",
-            port=server.ports["spine1"],
-            sock=sock,
-            username=LOGIN.username,
-            password=PASSWORD,
-            fast_cli=True,
-            global_delay_factor=0.05,
-        )
-        try:
-            outputs = {cli: send(conn, cli, 5) for cli in replies}
-        finally:
-            conn.disconnect()
+    with (
+        LabServer([device], username=LOGIN.username, password=PASSWORD) as server,
+        cli_session("arista_eos", server.ports["spine1"], LOGIN) as conn,
+    ):
+        outputs = {cli: send(conn, cli, 5) for cli in replies}
     assert outputs["show interfaces"].strip().splitlines() == ["Ethernet1 is up", "Ethernet2 is down"]
     assert outputs["show version"].strip().splitlines() == plain.strip().splitlines()
 
