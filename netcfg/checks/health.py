@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import cast
 
 from netcfg.checks.base import CheckContext, Issue, Severity, rule
@@ -151,7 +152,7 @@ def check_flaps(state: DeviceState, device: Device, ctx: CheckContext) -> Iterat
     """A link stays up between two readings: each flap drops what was in flight and stalls every
     collective on it while routes and QPs recover."""
     for r in readings(state, device, ctx):
-        flaps = r.delta("link_downs")
+        flaps = _grown(r.now.link_downs, r.before.link_downs)
         if flaps is not None and flaps > ctx.policy.health.max_flaps:
             yield Issue(
                 state.name,
@@ -165,10 +166,12 @@ def check_flaps(state: DeviceState, device: Device, ctx: CheckContext) -> Iterat
 def _error_rate(
     state: DeviceState, device: Device, ctx: CheckContext, fields: tuple[str, ...], per_s: float, what: str
 ) -> Iterator[Issue]:
+    # Read through attrgetter, not Reading.delta: these rules read every port of the fabric.
+    first, second = (attrgetter(f) for f in (fields + fields)[:2])
     for r in readings(state, device, ctx):
-        count = r.delta(fields[0])
-        if count is None and len(fields) > 1:
-            count = r.delta(fields[1])
+        count = _grown(first(r.now), first(r.before))
+        if count is None:
+            count = _grown(second(r.now), second(r.before))
         if count and r.exceeds(count, per_s):
             yield Issue(
                 state.name,
@@ -279,8 +282,8 @@ def check_lossless_drops(state: DeviceState, device: Device, ctx: CheckContext) 
         return
     queue = state.queue_of(ctx.policy.roce.priority)
     for r in readings(state, device, ctx):
-        drops = r.delta("queue_drops", queue)
-        discards = r.delta("no_buffer_discards")
+        drops = _grown(r.now.queue_drops.get(queue), r.before.queue_drops.get(queue))
+        discards = _grown(r.now.no_buffer_discards, r.before.no_buffer_discards)
         parts = []
         if drops:
             parts.append(f"{r.rate(drops)} dropped on queue {queue}")
@@ -302,7 +305,8 @@ def check_cnp_loop(state: DeviceState, device: Device, ctx: CheckContext) -> Ite
     the DCQCN loop is broken (notification point off on the RoCE priority, or CNPs dropped before they
     leave), so senders never slow down and congestion falls through to PFC."""
     for r in readings(state, device, ctx):
-        marked, sent = r.delta("ecn_marked_roce"), r.delta("cnp_sent")
+        marked = _grown(r.now.ecn_marked_roce, r.before.ecn_marked_roce)
+        sent = _grown(r.now.cnp_sent, r.before.cnp_sent)
         if marked and sent == 0:
             yield Issue(
                 state.name,
