@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import cast
 
@@ -30,8 +30,10 @@ def run_checks(
     raw: list[tuple[Rule, Issue]] = []
     with _collector_paused():
         for r in RULES.values():
-            if r.scope != "waivers":
-                raw += [(r, issue) for issue in _run_rule(r, ctx)]
+            if r.scope == "fabric":
+                raw += [(r, issue) for issue in r.func(ctx)]
+        raw += _device_issues([r for r in RULES.values() if r.scope == "device"], ctx)
+        raw += _link_issues([r for r in RULES.values() if r.scope == "link"], ctx)
         if fabric.waivers is None:
             return _merge([(r, i, None) for r, i in raw], states)
         day = waivers.today()
@@ -76,38 +78,34 @@ def _checked_devices(ctx: CheckContext) -> list[tuple[DeviceState, Device, str]]
     return cast(list[tuple[DeviceState, Device, str]], found)
 
 
-def _applicable_devices(r: Rule, ctx: CheckContext) -> list[tuple[DeviceState, Device]]:
-    """The devices a rule applies to; rules that ask the same (facet, platforms, roles) share one list."""
-    key = f"devices for {r.facet} {sorted(r.platforms or ())} {sorted(r.roles or ())} {r.platforms is None}"
-    found = ctx.memo.get(key)
-    if found is None:
-        found = ctx.memo[key] = [(s, d) for s, d, kind in _checked_devices(ctx) if _applies(r, s, kind)]
-    return cast(list[tuple[DeviceState, Device]], found)
+def _device_issues(rules: list[Rule], ctx: CheckContext) -> list[tuple[Rule, Issue]]:
+    """Every device rule, device by device: the rules of one device read the same ports, which then
+    stay in the CPU's caches (rule by rule, each rule walked the whole fabric's states again)."""
+    raw: list[tuple[Rule, Issue]] = []
+    for state, device, kind in _checked_devices(ctx):
+        for r in rules:
+            if _applies(r, state, kind):
+                raw += [(r, issue) for issue in r.func(state, device, ctx)]
+    return raw
 
 
-def _run_rule(r: Rule, ctx: CheckContext) -> Iterable[Issue]:
-    if r.scope == "fabric":
-        yield from r.func(ctx)
-    elif r.scope == "device":
-        for state, device in _applicable_devices(r, ctx):
-            yield from r.func(state, device, ctx)
-    else:
-        for link, a, b in _checked_links(ctx):
+def _link_issues(rules: list[Rule], ctx: CheckContext) -> list[tuple[Rule, Issue]]:
+    """Every link rule, link by link, for the same reason as `_device_issues`."""
+    raw: list[tuple[Rule, Issue]] = []
+    for link, a, b in _checked_links(ctx):
+        for r in rules:
             if r.facet in a.facets and r.facet in b.facets:
-                yield from r.func(link, a, b, ctx)
+                raw += [(r, issue) for issue in r.func(link, a, b, ctx)]
+    return raw
 
 
-def _checked_links(ctx: CheckContext) -> list[tuple[Link, DeviceState, DeviceState]]:
-    """(link, state of one end, of the other) of each link with both ends read, once per run."""
-    found = ctx.memo.get("checked links")
-    if found is None:
-        states = ctx.states
-        found = ctx.memo["checked links"] = [
-            (link, a, b)
-            for link in ctx.fabric.links
-            if (a := states.get(link.a.device)) is not None and (b := states.get(link.b.device)) is not None
-        ]
-    return cast(list[tuple[Link, DeviceState, DeviceState]], found)
+def _checked_links(ctx: CheckContext) -> Iterator[tuple[Link, DeviceState, DeviceState]]:
+    """(link, state of one end, of the other) of each link with both ends read."""
+    states = ctx.states
+    for link in ctx.fabric.links:
+        a, b = states.get(link.a.device), states.get(link.b.device)
+        if a is not None and b is not None:
+            yield link, a, b
 
 
 def _merge(raw: list[tuple[Rule, Issue, Decision | None]], states: dict[str, DeviceState]) -> list[Finding]:
