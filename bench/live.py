@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import yaml
-from scratch import DEFAULT, file_creation_ms, scratch_dir
+from scratch import DEFAULT, file_creation_ms, machine_speed, scratch_dir
 
 from netcfg.audit import run_audit
 from netcfg.collect import CollectOptions
@@ -163,15 +163,6 @@ def run(
             f"  stray: {f.device} {f.rule} {f.interface} expected {f.expected} actual {f.actual}: {f.message}"
         )
     return ok and not lost and not stray
-
-
-def machine_speed() -> float:
-    """Seconds for a fixed pure-Python loop: on shared machines the same run varies by a third."""
-    started = time.perf_counter()
-    total = 0
-    for i in range(10_000_000):
-        total += i
-    return time.perf_counter() - started
 
 
 def main() -> int:

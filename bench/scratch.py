@@ -1,5 +1,5 @@
-"""Where the benchmarks write their inventories, snapshots and reports, and what creating a file
-costs there.
+"""What the benchmarks need of the machine: where they write inventories, snapshots and reports,
+what creating a file costs there, and how fast the machine runs Python just now.
 
 Snapshots are a file per command and device, so their writing is as fast as the disk's file
 creation. The default is `out/bench` in the project, on the disk an operator keeps snapshots on,
@@ -29,3 +29,12 @@ def file_creation_ms(folder: Path, files: int = 500) -> float:
         for i in range(files):
             (Path(name) / f"{i}.txt").write_text("x" * 2000, encoding="utf-8")
         return (time.process_time() - started) / files * 1000
+
+
+def machine_speed() -> float:
+    """Seconds for a fixed pure-Python loop: on shared machines the same run varies by a third."""
+    started = time.perf_counter()
+    total = 0
+    for i in range(10_000_000):
+        total += i
+    return time.perf_counter() - started
