@@ -200,8 +200,7 @@ def snapshot_check_scaling(
     """Check time of two live-shaped lab snapshots taken five minutes apart (running configs, NIC
     read-backs, LLDP tables, link state and counters), the second judged against the first, at 1/4,
     1/2 and full size. Each size is parsed and checked in a process of its own, as `netcfg check
-    --snapshot NEW --previous OLD` runs: the states of earlier sizes would otherwise leave a heap
-    whose scattered objects slow the rules by a third."""
+    --snapshot NEW --previous OLD` runs, not on the heap the earlier sizes left behind."""
     print(
         "check of a lab snapshot against the one before it, counters included (target <= 3 s at full size):"
     )
