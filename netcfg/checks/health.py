@@ -167,7 +167,7 @@ def _error_rate(
     state: DeviceState, device: Device, ctx: CheckContext, fields: tuple[str, ...], per_s: float, what: str
 ) -> Iterator[Issue]:
     # Read through attrgetter, not Reading.delta: these rules read every port of the fabric.
-    first, second = (attrgetter(f) for f in (fields + fields)[:2])
+    first, second = attrgetter(fields[0]), attrgetter(fields[-1])
     for r in readings(state, device, ctx):
         count = _grown(first(r.now), first(r.before))
         if count is None:

@@ -5,11 +5,10 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import cast
 
 from netcfg import waivers
 from netcfg.checks.base import RULES, CheckContext, Finding, Issue, Rule, Severity
-from netcfg.model import Device, DeviceState, Fabric, Link, port_ranges, port_sort_key
+from netcfg.model import DeviceState, Fabric, Link, port_ranges, port_sort_key
 from netcfg.platforms import get_platform
 from netcfg.policy import Policy
 from netcfg.waivers import Decision
@@ -66,23 +65,13 @@ def _applies(r: Rule, state: DeviceState, kind: str) -> bool:
     return r.roles is None or kind in r.roles
 
 
-def _checked_devices(ctx: CheckContext) -> list[tuple[DeviceState, Device, str]]:
-    """(state, device, kind) of each device with a state: looked up once per run, not once per rule."""
-    found = ctx.memo.get("checked devices")
-    if found is None:
-        devices = ctx.fabric.devices
-        found = ctx.memo["checked devices"] = [
-            (state, devices[name], get_platform(devices[name].platform).kind)
-            for name, state in ctx.states.items()
-        ]
-    return cast(list[tuple[DeviceState, Device, str]], found)
-
-
 def _device_issues(rules: list[Rule], ctx: CheckContext) -> list[tuple[Rule, Issue]]:
     """Every device rule, device by device: the rules of one device read the same ports, which then
     stay in the CPU's caches (rule by rule, each rule walked the whole fabric's states again)."""
     raw: list[tuple[Rule, Issue]] = []
-    for state, device, kind in _checked_devices(ctx):
+    for name, state in ctx.states.items():
+        device = ctx.fabric.devices[name]
+        kind = get_platform(device.platform).kind
         for r in rules:
             if _applies(r, state, kind):
                 raw += [(r, issue) for issue in r.func(state, device, ctx)]
