@@ -43,42 +43,83 @@ def _text(port: Port) -> str:
 
 
 class _Observed:
-    """What LLDP and link state show, indexed once per run: lookups per cable stay O(1)."""
+    """What LLDP and link state show, indexed once per run by device, then port: lookups per cable
+    stay O(1), and the cables of one device are judged against that device's small tables (one table
+    of a fabric's ~200,000 ports costs a cache miss per lookup)."""
 
     def __init__(self, ctx: CheckContext) -> None:
         self.ctx = ctx
-        # Devices whose own LLDP table was read, and what each of their ports hears.
-        self.tables: set[str] = set()
-        self.heard: dict[Port, list[Port]] = {}
-        self.down: set[Port] = set()
-        self.planned: dict[Port, tuple[Port, Link]] = {}
+        # What each port hears, for the devices whose own LLDP table was read.
+        self.heard: dict[str, dict[str, list[Port]]] = {}
+        self.down: dict[str, set[str]] = {}
+        self._planned: dict[Port, tuple[Port, Link]] | None = None
         self._heard_by: dict[Port, list[Port]] | None = None
-        heard = self.heard
         for name, state in ctx.states.items():
             if state.collection_error:
                 continue
             if "link" in state.facets:
-                self.down.update((name, p.name) for p in state.interfaces.values() if p.oper_up is False)
+                down = {p.name for p in state.interfaces.values() if p.oper_up is False}
+                if down:
+                    self.down[name] = down
             if "lldp" not in state.facets:
                 continue
-            self.tables.add(name)
+            mine: dict[str, list[Port]] = {}
+            self.heard[name] = mine
             for n in state.lldp:
-                local, remote = (name, n.local_interface), (n.system_name, n.port)
-                seen = heard.get(local)
+                remote = (n.system_name, n.port)
+                seen = mine.get(n.local_interface)
                 if seen is None:
-                    heard[local] = [remote]
+                    mine[n.local_interface] = [remote]
                 else:
                     seen.append(remote)
+
+    def doubtful(self) -> tuple[set[int], list[Port]]:
+        """The planned cables that are not plainly fine (an end down, unread or not hearing its
+        planned peer), by `id`, and the ports that hear a neighbour but are in no planned cable."""
+        fabric = self.ctx.fabric
+        doubtful: set[int] = set()
+        unplanned: list[Port] = []
+        for name in fabric.devices:
+            mine = self.heard.get(name)
+            down = self.down.get(name, ())
+            cabled = fabric.links_of(name)
+            for local, link, remote in cabled:
+                port = local.interface
+                seen = mine.get(port) if mine is not None else None
+                if seen is None or port in down or (remote.device, remote.interface) not in seen:
+                    doubtful.add(id(link))
+            if mine:
+                unplanned += [(name, port) for port in mine.keys() - {end.interface for end, _, _ in cabled}]
+        # Sorted, as set order changes from run to run and so would the findings'.
+        return doubtful, sorted(unplanned)
+
+    @property
+    def planned(self) -> dict[Port, tuple[Port, Link]]:
+        """Each planned port's peer and cable: built only when a cable needs it, as `heard_by`."""
+        if self._planned is None:
+            self._planned = {}
+            for link in self.ctx.fabric.links:
+                a, b = (link.a.device, link.a.interface), (link.b.device, link.b.interface)
+                self._planned[a], self._planned[b] = (b, link), (a, link)
+        return self._planned
 
     @property
     def heard_by(self) -> dict[Port, list[Port]]:
         """Who hears each port: built only when a cable needs it (a healthy fabric's never does)."""
         if self._heard_by is None:
             self._heard_by = {}
-            for local, remotes in self.heard.items():
-                for remote in remotes:
-                    self._heard_by.setdefault(remote, []).append(local)
+            for name, mine in self.heard.items():
+                for port, remotes in mine.items():
+                    for remote in remotes:
+                        self._heard_by.setdefault(remote, []).append((name, port))
         return self._heard_by
+
+    def hears(self, port: Port) -> list[Port]:
+        mine = self.heard.get(port[0])
+        return mine.get(port[1], []) if mine is not None else []
+
+    def is_down(self, port: Port) -> bool:
+        return port[1] in self.down.get(port[0], ())
 
     def oper_up(self, port: Port) -> bool | None:
         state = self.ctx.states.get(port[0])
@@ -90,8 +131,8 @@ class _Observed:
     def seen(self, end: Port, peer: Port) -> tuple[list[Port], bool] | None:
         """Where the cable at `end` goes, when not to `peer`: the ports seen and whether `end`'s own
         LLDP said so (else ports outside the plan heard `end`). None: nothing says it is wrong."""
-        if end[0] in self.tables:
-            own = self.heard.get(end, [])
+        if end[0] in self.heard:
+            own = self.hears(end)
             if peer in own:
                 return None
             return (own, True) if own else (self.strays(end), False)
@@ -106,7 +147,7 @@ class _Observed:
         return [p for p in self.heard_by.get(end, []) if p not in self.planned]
 
     def around(self, port: Port) -> list[Port]:
-        return self.heard.get(port, []) + self.heard_by.get(port, [])
+        return self.hears(port) + self.heard_by.get(port, [])
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,20 +169,19 @@ def _classified(ctx: CheckContext) -> dict[str, list[Issue]]:
 def _classify(ctx: CheckContext) -> dict[str, list[Issue]]:
     obs = _Observed(ctx)
     out: dict[str, list[Issue]] = {DOWN: [], SWAPPED: [], WRONG: [], SILENT: [], UNEXPECTED: []}
+    doubtful, unplanned = obs.doubtful()
     # Cables that may be wrong, judged once every planned port is known (strays need the plan).
     broken_ends: list[tuple[Link, Port, Port]] = []
     broken: dict[int, _Broken] = {}
     explained: set[Port] = set()
-    heard, tables, down, planned = obs.heard, obs.tables, obs.down, obs.planned
-    for link in ctx.fabric.links:
-        a, b = (link.a.device, link.a.interface), (link.b.device, link.b.interface)
-        planned[a], planned[b] = (b, link), (a, link)
-        if a in down or b in down:
-            out[DOWN].append(_down(a if a in down else b, a in down and b in down))
-            explained |= {a, b}
+    for link in ctx.fabric.links if doubtful else ():
+        if id(link) not in doubtful:
             continue
-        # The common case first, without a call: both ends read, each hearing the other.
-        if a[0] in tables and b[0] in tables and b in heard.get(a, ()) and a in heard.get(b, ()):
+        a, b = (link.a.device, link.a.interface), (link.b.device, link.b.interface)
+        a_down, b_down = obs.is_down(a), obs.is_down(b)
+        if a_down or b_down:
+            out[DOWN].append(_down(a if a_down else b, a_down and b_down))
+            explained |= {a, b}
             continue
         broken_ends.append((link, a, b))
     for link, a, b in broken_ends:
@@ -166,7 +206,7 @@ def _classify(ctx: CheckContext) -> dict[str, list[Issue]]:
             out[WRONG].append(_wrong(ctx, fault))
         else:
             out[SILENT].append(_silent(fault, obs.oper_up(fault.end)))
-    out[UNEXPECTED] = list(_unexpected(ctx, obs, explained))
+    out[UNEXPECTED] = list(_unexpected(ctx, obs, explained, unplanned))
     return out
 
 
@@ -264,15 +304,16 @@ def _down(end: Port, both: bool) -> Issue:
     )
 
 
-def _unexpected(ctx: CheckContext, obs: _Observed, explained: set[Port]) -> Iterator[Issue]:
-    """Cables on ports the plan does not use, to a device of the fabric, each named once (from its
-    lower end) and only when no finding of a planned cable already explains it."""
+def _unexpected(
+    ctx: CheckContext, obs: _Observed, explained: set[Port], unplanned: list[Port]
+) -> Iterator[Issue]:
+    """Cables on ports the plan does not use (`unplanned`: those that hear a neighbour), to a device
+    of the fabric, each named once (from its lower end) and only when no finding of a planned cable
+    already explains it."""
     devices = ctx.fabric.devices
     named: set[tuple[Port, Port]] = set()
-    heard, planned = obs.heard, obs.planned
-    # Ports outside the plan first, in one pass: a fabric has hundreds of thousands of planned ports.
-    for local in [port for port in heard if port not in planned]:
-        remotes = heard[local]
+    for local in unplanned:
+        remotes = obs.hears(local)
         if obs.oper_up(local) is False:
             continue
         for remote in remotes:
