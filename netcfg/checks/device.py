@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from operator import attrgetter
 from typing import cast
 
-from netcfg.checks.base import CheckContext, Issue, Severity, compare, rule, show
+from netcfg.checks.base import CheckContext, Issue, Severity, compare, compare_ports, rule, show
 from netcfg.headroom import headroom
 from netcfg.intent import KB, host_dcqcn
 from netcfg.model import Device, DeviceState, EcnSetting, InterfaceState
@@ -42,10 +43,10 @@ def fabric_ports(state: DeviceState, device: Device, ctx: CheckContext) -> list[
 
 
 @rule("qos.trust", Severity.ERROR, fields=("trust",))
-def check_trust(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
+def check_trust(state: DeviceState, device: Device, ctx: CheckContext) -> list[Issue]:
     """Every fabric port and NIC classifies on DSCP, so routed RoCE traffic keeps its class."""
-    for port in fabric_ports(state, device, ctx):
-        yield from compare(state.name, port.name, "trust mode", ctx.policy.trust, port.trust)
+    ports = fabric_ports(state, device, ctx)
+    return compare_ports(state.name, ports, "trust mode", ctx.policy.trust, attrgetter("trust"))
 
 
 @rule("qos.dscp_map", Severity.ERROR, fields=("dscp_map",))
@@ -64,20 +65,22 @@ def check_dscp_map(state: DeviceState, device: Device, ctx: CheckContext) -> Ite
 
 
 @rule("pfc.enabled", Severity.ERROR, fields=("pfc_enabled",))
-def check_pfc_enabled(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
+def check_pfc_enabled(state: DeviceState, device: Device, ctx: CheckContext) -> list[Issue]:
     """PFC is on for every fabric port and NIC, so the lossless priority can be paused; in lossy mode
     it is off everywhere (a port that still pauses spreads congestion instead of marking it)."""
-    for port in fabric_ports(state, device, ctx):
-        yield from compare(state.name, port.name, "PFC", ctx.policy.lossless, port.pfc_enabled)
+    ports = fabric_ports(state, device, ctx)
+    return compare_ports(state.name, ports, "PFC", ctx.policy.lossless, attrgetter("pfc_enabled"))
 
 
 @rule("pfc.no_drop_priorities", Severity.ERROR, fields=("no_drop_priorities",))
-def check_pfc_priority(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
+def check_pfc_priority(state: DeviceState, device: Device, ctx: CheckContext) -> list[Issue]:
     """The PFC no-drop set is exactly the lossless priority: no more (headroom), no less (drops); none
     in lossy mode."""
     expected = ctx.policy.lossless_priorities
-    for port in fabric_ports(state, device, ctx):
-        yield from compare(state.name, port.name, "PFC no-drop priorities", expected, port.no_drop_priorities)
+    ports = fabric_ports(state, device, ctx)
+    return compare_ports(
+        state.name, ports, "PFC no-drop priorities", expected, attrgetter("no_drop_priorities")
+    )
 
 
 @rule("ecn.enabled", Severity.ERROR, kinds=["switch"], fields=("ecn",))
@@ -141,9 +144,8 @@ def check_cnp_strict(state: DeviceState, device: Device, ctx: CheckContext) -> I
     queues = sorted({state.queue_of(c.priority) for c in ctx.policy.cnp_classes})
     for port in fabric_ports(state, device, ctx):
         for queue in queues:
-            yield from compare(
-                state.name, port.name, f"queue {queue} strict", True, queue in port.strict_queues
-            )
+            if queue not in port.strict_queues:
+                yield from compare(state.name, port.name, f"queue {queue} strict", True, False)
 
 
 @rule("pfc.watchdog", Severity.ERROR, kinds=["switch"], fields=("watchdog",))
@@ -153,8 +155,9 @@ def check_watchdog(state: DeviceState, device: Device, ctx: CheckContext) -> Ite
     wd = ctx.policy.pfc_watchdog
     if not ctx.policy.watchdog_required:
         return
-    for port in fabric_ports(state, device, ctx):
-        yield from compare(state.name, port.name, "PFC watchdog", True, port.watchdog)
+    yield from compare_ports(
+        state.name, fabric_ports(state, device, ctx), "PFC watchdog", True, attrgetter("watchdog")
+    )
     g = state.watchdog
     expected = (wd.action, wd.detection_ms, wd.restoration_ms, wd.polling_ms)
     actual = (g.action, g.detection_ms, g.restoration_ms, g.polling_ms) if g and g.enabled else None
@@ -171,32 +174,35 @@ def check_watchdog(state: DeviceState, device: Device, ctx: CheckContext) -> Ite
 
 
 @rule("mtu.switch", Severity.ERROR, kinds=["switch"], fields=("mtu",))
-def check_switch_mtu(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
+def check_switch_mtu(state: DeviceState, device: Device, ctx: CheckContext) -> list[Issue]:
     """Every fabric switch port has the policy MTU, so jumbo RoCE frames are never dropped mid-path."""
-    for port in fabric_ports(state, device, ctx):
-        yield from compare(state.name, port.name, "MTU", ctx.policy.mtu.switch, port.mtu)
+    ports = fabric_ports(state, device, ctx)
+    return compare_ports(state.name, ports, "MTU", ctx.policy.mtu.switch, attrgetter("mtu"))
 
 
 @rule("mtu.host", Severity.ERROR, kinds=["host"], fields=("mtu",))
-def check_host_mtu(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
+def check_host_mtu(state: DeviceState, device: Device, ctx: CheckContext) -> list[Issue]:
     """Every NIC has the policy host MTU (at most the switch MTU)."""
-    for port in fabric_ports(state, device, ctx):
-        yield from compare(state.name, port.name, "MTU", ctx.policy.mtu.host, port.mtu)
+    ports = fabric_ports(state, device, ctx)
+    return compare_ports(state.name, ports, "MTU", ctx.policy.mtu.host, attrgetter("mtu"))
 
 
-@rule(
-    "host.roce",
-    Severity.ERROR,
-    kinds=["host"],
-    fields=("roce_mode", "roce_tos", "ecn_np_priorities", "ecn_rp_priorities", "cnp_dscp", "cnp_priority"),
-)
+_ROCE_FIELDS = ("roce_mode", "roce_tos", "ecn_np_priorities", "ecn_rp_priorities", "cnp_dscp", "cnp_priority")
+_roce_knobs = attrgetter(*_ROCE_FIELDS)
+
+
+@rule("host.roce", Severity.ERROR, kinds=["host"], fields=_ROCE_FIELDS)
 def check_host_roce(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
     """NIC RoCE knobs: RoCE v2, TOS carrying the RoCE DSCP with ECT, ECN NP/RP on the RoCE priority,
     CNPs marked with the CNP DSCP and priority."""
     p = ctx.policy
     roce = frozenset({p.roce.priority})
     cnp = p.cnp_for(device.platform)
+    # A NIC with every knob as the policy says (and so its TOS on the RoCE DSCP) is one comparison.
+    want = (p.host.roce_mode, p.roce_tos, roce, roce, cnp.dscp, cnp.priority)
     for port in fabric_ports(state, device, ctx):
+        if _roce_knobs(port) == want:
+            continue
         n = port.name
         yield from compare(state.name, n, "default RoCE mode", p.host.roce_mode, port.roce_mode)
         yield from compare(state.name, n, "default RoCE TOS", p.roce_tos, port.roce_tos)
@@ -220,8 +226,11 @@ def check_dcqcn(state: DeviceState, device: Device, ctx: CheckContext) -> Iterat
     (those the NIC has a counterpart for: a Thor NIC has the CNP gap only)."""
     knobs = get_platform(device.platform).dcqcn_knobs
     want = sorted((k, v) for k, v in host_dcqcn(ctx.policy).items() if knobs is None or k in knobs)
+    agreed = dict(want).items()
     for port in fabric_ports(state, device, ctx):
         got = port.dcqcn
+        if agreed <= got.items():
+            continue
         for key, value in want:
             if got.get(key) != value:  # the message is only written for a difference
                 yield from compare(state.name, port.name, f"DCQCN {key}", value, got.get(key))
