@@ -57,11 +57,15 @@ def check_dscp_map(state: DeviceState, device: Device, ctx: CheckContext) -> Ite
     ports = fabric_ports(state, device, ctx) if not device.is_switch else [None]
     # A switch carries every NIC family's CNPs; a NIC marks its own.
     cnps = p.cnp_classes if device.is_switch else [p.cnp_for(device.platform)]
+    classes = [("RoCE", p.roce), *(("CNP", c) for c in cnps)]
     for port in ports:
         iface = port.name if port else None
-        for label, tc in (("RoCE", p.roce), *(("CNP", c) for c in cnps)):
+        for label, tc in classes:
             actual = state.pfc_priority_of(tc.dscp, iface)
-            yield from compare(state.name, iface, f"{label} DSCP {tc.dscp} -> priority", tc.priority, actual)
+            if actual != tc.priority:
+                yield from compare(
+                    state.name, iface, f"{label} DSCP {tc.dscp} -> priority", tc.priority, actual
+                )
 
 
 @rule("pfc.enabled", Severity.ERROR, fields=("pfc_enabled",))

@@ -151,13 +151,14 @@ def check_pcie(state: DeviceState, device: Device, ctx: CheckContext) -> Iterato
 def check_flaps(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
     """A link stays up between two readings: each flap drops what was in flight and stalls every
     collective on it while routes and QPs recover."""
+    limit = ctx.policy.health.max_flaps
     for r in readings(state, device, ctx):
         flaps = _grown(r.now.link_downs, r.before.link_downs)
-        if flaps is not None and flaps > ctx.policy.health.max_flaps:
+        if flaps is not None and flaps > limit:
             yield Issue(
                 state.name,
                 r.port,
-                f"at most {ctx.policy.health.max_flaps} link-down events",
+                f"at most {limit} link-down events",
                 f"{flaps} link-down events",
                 f"link went down {r.rate(flaps)} since the previous reading",
             )

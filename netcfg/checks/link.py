@@ -53,6 +53,8 @@ def check_link_dscp(link: Link, a: DeviceState, b: DeviceState, ctx: CheckContex
 def check_link_pfc(link: Link, a: DeviceState, b: DeviceState, ctx: CheckContext) -> tuple[Issue, ...]:
     """Both ends pause the same priorities: pauses for a priority the peer ignores protect nothing."""
     va, vb = _port(a, link.a).no_drop_priorities, _port(b, link.b).no_drop_priorities
+    if va == vb:
+        return ()
     return _mismatch(link, a, b, "PFC priorities", va, vb, ctx.policy.lossless_priorities)
 
 

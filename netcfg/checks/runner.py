@@ -73,8 +73,10 @@ def _device_issues(rules: list[Rule], ctx: CheckContext) -> list[tuple[Rule, Iss
         device = ctx.fabric.devices[name]
         kind = get_platform(device.platform).kind
         for r in rules:
-            if _applies(r, state, kind):
-                raw += [(r, issue) for issue in r.func(state, device, ctx)]
+            # A rule that returns an empty tuple or list (nearly all, at fabric scale) is skipped
+            # without a comprehension; a generator is always walked.
+            if _applies(r, state, kind) and (issues := r.func(state, device, ctx)):
+                raw += [(r, issue) for issue in issues]
     return raw
 
 
@@ -83,8 +85,8 @@ def _link_issues(rules: list[Rule], ctx: CheckContext) -> list[tuple[Rule, Issue
     raw: list[tuple[Rule, Issue]] = []
     for link, a, b in _checked_links(ctx):
         for r in rules:
-            if r.facet in a.facets and r.facet in b.facets:
-                raw += [(r, issue) for issue in r.func(link, a, b, ctx)]
+            if r.facet in a.facets and r.facet in b.facets and (issues := r.func(link, a, b, ctx)):
+                raw += [(r, issue) for issue in issues]
     return raw
 
 
