@@ -10,13 +10,10 @@ def _port(state: DeviceState, end: Endpoint) -> InterfaceState:
     return state.interfaces.get(end.interface) or InterfaceState(name=end.interface)
 
 
-def _mismatch(
-    link: Link, a: DeviceState, b: DeviceState, what: str, va: object, vb: object, policy_value: object
-) -> tuple[Issue, ...]:
-    """One issue per disagreeing link, named on the end that leaves the policy (the upper end if both
-    do). A tuple, as `compare`'s: nearly every link agrees."""
-    if va == vb:
-        return ()
+def _mismatch(link: Link, what: str, va: object, vb: object, policy_value: object) -> tuple[Issue, ...]:
+    """The issue of a link whose ends differ (`va` != `vb`), named on the end that leaves the policy
+    (the upper end if both do). Callers compare first: nearly every link agrees, and its rule then
+    reads nothing more of the policy."""
     a_is_culprit = vb == policy_value
     culprit = link.a if a_is_culprit else link.b
     mine, peer = (va, vb) if a_is_culprit else (vb, va)
@@ -34,9 +31,10 @@ def _mismatch(
 @rule("link.trust_mismatch", Severity.ERROR, scope="link", fields=("trust",))
 def check_link_trust(link: Link, a: DeviceState, b: DeviceState, ctx: CheckContext) -> tuple[Issue, ...]:
     """Both ends of a link trust the same field (DSCP), so a packet keeps its class across the cable."""
-    return _mismatch(
-        link, a, b, "trust mode", _port(a, link.a).trust, _port(b, link.b).trust, ctx.policy.trust
-    )
+    va, vb = _port(a, link.a).trust, _port(b, link.b).trust
+    if va == vb:
+        return ()
+    return _mismatch(link, "trust mode", va, vb, ctx.policy.trust)
 
 
 @rule("link.dscp_mismatch", Severity.ERROR, scope="link", fields=("dscp_map",))
@@ -46,7 +44,7 @@ def check_link_dscp(link: Link, a: DeviceState, b: DeviceState, ctx: CheckContex
     va, vb = a.dscp_priority(dscp, link.a.interface), b.dscp_priority(dscp, link.b.interface)
     if va == vb:
         return ()
-    return _mismatch(link, a, b, f"DSCP {dscp} priority", va, vb, ctx.policy.roce.priority)
+    return _mismatch(link, f"DSCP {dscp} priority", va, vb, ctx.policy.roce.priority)
 
 
 @rule("link.pfc_mismatch", Severity.ERROR, scope="link", fields=("no_drop_priorities",))
@@ -55,7 +53,7 @@ def check_link_pfc(link: Link, a: DeviceState, b: DeviceState, ctx: CheckContext
     va, vb = _port(a, link.a).no_drop_priorities, _port(b, link.b).no_drop_priorities
     if va == vb:
         return ()
-    return _mismatch(link, a, b, "PFC priorities", va, vb, ctx.policy.lossless_priorities)
+    return _mismatch(link, "PFC priorities", va, vb, ctx.policy.lossless_priorities)
 
 
 @rule("link.mtu_mismatch", Severity.ERROR, scope="link", fields=("mtu",))
