@@ -6,11 +6,11 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from netcfg.checks import run_checks
-from netcfg.checks.health import Reading
+from netcfg.checks.health import Readings, grown
 from netcfg.lab.devices import DeviceFaults
 from netcfg.lab.health import EPOCH, with_counters
 from netcfg.lab.snapshot import simulated_devices
@@ -129,9 +129,10 @@ def test_errors_since_the_go_live_baseline_are_named_when_the_last_interval_was_
 
 
 def test_a_counter_cleared_between_readings_counts_from_the_clear() -> None:
-    reading = Reading("Ethernet1", PortCounters(crc_errors=5), PortCounters(crc_errors=1_000_000), 60.0)
-    assert reading.delta("crc_errors") == 5
-    assert reading.exceeds(5, 0)
+    counted = Readings(
+        ["Ethernet1"], [PortCounters(crc_errors=5)], [PortCounters(crc_errors=1_000_000)], 60.0
+    )
+    assert counted.rising(counted.values(lambda c: c.crc_errors), 0) == [("Ethernet1", 5)]
 
 
 @given(
@@ -143,17 +144,78 @@ def test_a_counter_cleared_between_readings_counts_from_the_clear() -> None:
 def test_a_delta_is_never_negative_and_a_rate_is_judged_against_its_threshold(
     before: int, now: int, seconds: float, per_s: float
 ) -> None:
-    reading = Reading("p", PortCounters(fec_corrected=now), PortCounters(fec_corrected=before), seconds)
-    delta = reading.delta("fec_corrected")
+    counted = Readings(
+        ["p"], [PortCounters(fec_corrected=now)], [PortCounters(fec_corrected=before)], seconds
+    )
+    delta = grown(now, before)
     assert delta is not None and delta >= 0
     assert delta == (now - before if now >= before else now)
-    assert reading.exceeds(delta, per_s) == (delta > 0 and (per_s == 0 or delta / seconds > per_s))
+    assert counted.exceeds(delta, per_s) == (delta > 0 and (per_s == 0 or delta / seconds > per_s))
+
+
+COUNTS = st.one_of(st.none(), st.integers(0, 50), st.integers(0, 2**64))
+
+
+@given(
+    ports=st.lists(st.tuples(COUNTS, COUNTS), max_size=12),
+    seconds=st.one_of(st.none(), st.floats(0.001, 1e6)),
+    per_s=st.one_of(st.just(0.0), st.floats(0, 100)),
+)
+# A counter cleared in between: its delta is negative, but what it shows now is new.
+@example(ports=[(10, 10), (6_000, 1_000_000)], seconds=60.0, per_s=1.0)
+def test_ports_judged_together_give_what_each_port_judged_alone_gives(
+    ports: list[tuple[int | None, int | None]], seconds: float | None, per_s: float
+) -> None:
+    """`rising` first asks all ports at once whether any can be over the threshold; whatever the counts
+    (missing, cleared, equal, huge), it names exactly the ports that one port at a time names."""
+    names = [f"p{i}" for i in range(len(ports))]
+    counted = Readings(
+        names,
+        [PortCounters(crc_errors=now) for now, _ in ports],
+        [PortCounters(crc_errors=before) for _, before in ports],
+        seconds,
+    )
+    one_by_one = [
+        (name, count)
+        for name, (now, before) in zip(names, ports, strict=True)
+        if (count := grown(now, before)) and counted.exceeds(count, per_s)
+    ]
+    assert counted.rising(counted.values(lambda c: c.crc_errors), per_s) == one_by_one
+
+
+MAPS = st.dictionaries(st.integers(0, 7), st.integers(0, 10**6), max_size=3)
+
+
+@given(
+    ports=st.lists(st.tuples(MAPS, MAPS), max_size=8),
+    seconds=st.one_of(st.none(), st.floats(0.001, 1e6)),
+    per_s=st.one_of(st.just(0.0), st.floats(0, 100)),
+)
+def test_counter_maps_judged_key_by_key_give_each_port_in_order(
+    ports: list[tuple[dict[int, int], dict[int, int]]], seconds: float | None, per_s: float
+) -> None:
+    """Pause frames per priority: each (port, priority) over the threshold, in port order then priority
+    order, exactly as judging one port and one priority at a time gives them."""
+    names = [f"p{i}" for i in range(len(ports))]
+    counted = Readings(
+        names,
+        [PortCounters(pause_rx=now) for now, _ in ports],
+        [PortCounters(pause_rx=before) for _, before in ports],
+        seconds,
+    )
+    one_by_one = [
+        (name, key, count)
+        for name, (now, before) in zip(names, ports, strict=True)
+        for key in sorted(now)
+        if (count := grown(now[key], before.get(key))) and counted.exceeds(count, per_s)
+    ]
+    assert counted.rising_per_key(lambda c: c.pause_rx, per_s) == one_by_one
 
 
 @pytest.mark.parametrize("missing", ["before", "now"])
 def test_a_counter_one_reading_does_not_show_is_not_judged(missing: str) -> None:
     shown, absent = PortCounters(crc_errors=10), PortCounters()
-    reading = Reading(
-        "p", absent if missing == "now" else shown, absent if missing == "before" else shown, 1.0
+    counted = Readings(
+        ["p"], [absent if missing == "now" else shown], [absent if missing == "before" else shown], 1.0
     )
-    assert reading.delta("crc_errors") is None
+    assert counted.rising(counted.values(lambda c: c.crc_errors), 0) == []

@@ -9,33 +9,91 @@ happened since, over at most that time.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from operator import attrgetter
-from typing import cast
+from operator import attrgetter, methodcaller, sub
+from typing import Any, cast
 
 from netcfg.checks.base import CheckContext, Issue, Severity, rule
 from netcfg.checks.device import fabric_port_names, fabric_ports
 from netcfg.model import Device, DeviceState, PortCounters
 
 
-# Not frozen: a frozen dataclass sets each field through object.__setattr__, and a run makes one
-# Reading per fabric port.
 @dataclass(slots=True)
-class Reading:
-    """One port's counters now and at the earlier reading, and the seconds between them (None: the
-    readings carry no time, so only counts, not rates, can be judged)."""
+class Readings:
+    """The fabric ports of one device counted in both readings: their names, their counters now and
+    at the earlier reading (same order), and the seconds between the readings (None: the readings
+    carry no time, so only counts, not rates, can be judged)."""
 
-    port: str
-    now: PortCounters
-    before: PortCounters
+    ports: list[str]
+    now: list[PortCounters]
+    before: list[PortCounters]
     seconds: float | None
 
-    def delta(self, field: str, key: int | None = None) -> int | None:
-        """How much a counter grew between the readings (None: one of them does not show it)."""
-        if key is None:
-            return _grown(getattr(self.now, field), getattr(self.before, field))
-        return _grown(getattr(self.now, field).get(key), getattr(self.before, field).get(key))
+    def changed(
+        self, counters: Callable[[PortCounters], Any]
+    ) -> list[tuple[str, PortCounters, PortCounters]]:
+        """(port, now, before) of each port on which `counters` reads differently in the two readings.
+
+        A counter that reads the same grew by nothing, so no rule can fault it; and most error counters
+        of a fabric never move, so the readings are first compared whole, in C, before any port is."""
+        nows, befores = list(map(counters, self.now)), list(map(counters, self.before))
+        if nows == befores:
+            return []
+        return [
+            (port, now, before)
+            for port, now, before, a, b in zip(self.ports, self.now, self.before, nows, befores, strict=True)
+            if a != b
+        ]
+
+    def values(self, counter: Callable[[PortCounters], Any]) -> tuple[list[Any], list[Any]]:
+        """What `counter` reads on each port now, and at the earlier reading."""
+        return list(map(counter, self.now)), list(map(counter, self.before))
+
+    def rising_per_key(
+        self, counters: Callable[[PortCounters], dict[int, int]], per_s: float
+    ) -> list[tuple[str, int, int]]:
+        """(port, key, count) of each priority or queue of a counter map that grew faster than `per_s`,
+        in port order, then key order."""
+        nows, befores = list(map(counters, self.now)), list(map(counters, self.before))
+        if nows == befores:
+            return []
+        found = []
+        for key in sorted(set().union(*nows)):
+            get = methodcaller("get", key)
+            found += [
+                (port, key, count)
+                for port, count in self.rising((list(map(get, nows)), list(map(get, befores))), per_s)
+            ]
+        if len({key for _, key, _ in found}) < 2:
+            return found
+        index = {port: i for i, port in enumerate(self.ports)}
+        return sorted(found, key=lambda f: (index[f[0]], f[1]))
+
+    def rising(
+        self, values: tuple[list[int | None], list[int | None]], per_s: float
+    ) -> list[tuple[str, int]]:
+        """(port, count) of each port whose counter (its `values` now and before) grew faster than
+        `per_s` (0: grew at all)."""
+        nows, befores = values
+        if nows == befores:
+            return []
+        seconds = self.seconds
+        if per_s:
+            if seconds is None:
+                return []
+            # Counters that only rose, the fastest of them not above the threshold: then none is, since
+            # division by the same interval keeps their order. Asked of all ports at once, in C, as a
+            # healthy fabric's FEC-corrected and pause counters rise on every port.
+            if None not in nows and None not in befores:
+                deltas = list(map(sub, nows, befores))
+                if min(deltas) >= 0 and max(deltas) / seconds <= per_s:
+                    return []
+        return [
+            (port, count)
+            for port, now, before in zip(self.ports, nows, befores, strict=True)
+            if (count := grown(now, before)) and self.exceeds(count, per_s)
+        ]
 
     def exceeds(self, count: int, per_s: float) -> bool:
         """Whether a count over this interval is above a per-second threshold (0: any count is)."""
@@ -51,9 +109,9 @@ class Reading:
         return f"{count:,} in {_duration(self.seconds)} ({count / self.seconds:,.1f}/s)"
 
 
-def _grown(now: int | None, before: int | None) -> int | None:
+def grown(now: int | None, before: int | None) -> int | None:
     """How much a counter grew from `before` to `now`; one that went down was cleared in between, so
-    all it shows now is new."""
+    all it shows now is new (None: one of the readings does not show it)."""
     if now is None or before is None:
         return None
     return now - before if now >= before else now
@@ -69,33 +127,40 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
+_NONE = Readings([], [], [], None)
+
+
 def readings(
     state: DeviceState, device: Device, ctx: CheckContext, against: dict[str, DeviceState] | None = None
-) -> list[Reading]:
+) -> Readings:
     """The fabric ports of a device counted in both its current and its earlier reading (`against`:
     the go-live baseline; default the previous reading). Worked out once per device and run: ten
     rules read them, and a fabric has hundreds of thousands of ports."""
     key = f"readings {'baseline' if against is not None else 'previous'} {state.name}"
     found = ctx.memo.get(key)
     if found is None:
-        found = ctx.memo[key] = list(_readings(state, device, ctx, against))
-    return cast(list[Reading], found)
+        found = ctx.memo[key] = _readings(state, device, ctx, against)
+    return cast(Readings, found)
 
 
 def _readings(
     state: DeviceState, device: Device, ctx: CheckContext, against: dict[str, DeviceState] | None
-) -> Iterator[Reading]:
+) -> Readings:
     earlier = (ctx.previous if against is None else against).get(state.name)
     if earlier is None or "counters" not in earlier.facets or earlier.collection_error:
-        return
+        return _NONE
     seconds = None
     if state.read_at is not None and earlier.read_at is not None and state.read_at > earlier.read_at:
         seconds = state.read_at - earlier.read_at
-    now_counters, before_counters = state.counters, earlier.counters
-    for name in fabric_port_names(device, ctx):
-        now, before = now_counters.get(name), before_counters.get(name)
-        if now is not None and before is not None:
-            yield Reading(name, now, before, seconds)
+    names = fabric_port_names(device, ctx)
+    now, before = list(map(state.counters.get, names)), list(map(earlier.counters.get, names))
+    # PortCounters has no length or truth value of its own, so all() is False only for a missing port.
+    if all(now) and all(before):
+        return Readings(names, now, before, seconds)
+    both = [
+        (name, n, b) for name, n, b in zip(names, now, before, strict=True) if n is not None and b is not None
+    ]
+    return Readings([p for p, _, _ in both], [n for _, n, _ in both], [b for _, _, b in both], seconds)
 
 
 @rule("link.degraded", Severity.ERROR, facet="link", fields=("speed_gbps",))
@@ -152,35 +217,46 @@ def check_flaps(state: DeviceState, device: Device, ctx: CheckContext) -> Iterat
     """A link stays up between two readings: each flap drops what was in flight and stalls every
     collective on it while routes and QPs recover."""
     limit = ctx.policy.health.max_flaps
-    for r in readings(state, device, ctx):
-        flaps = _grown(r.now.link_downs, r.before.link_downs)
+    counted = readings(state, device, ctx)
+    for port, now, before in counted.changed(_LINK_DOWNS):
+        flaps = grown(now.link_downs, before.link_downs)
         if flaps is not None and flaps > limit:
             yield Issue(
                 state.name,
-                r.port,
+                port,
                 f"at most {limit} link-down events",
                 f"{flaps} link-down events",
-                f"link went down {r.rate(flaps)} since the previous reading",
+                f"link went down {counted.rate(flaps)} since the previous reading",
             )
+
+
+_LINK_DOWNS = attrgetter("link_downs")
 
 
 def _error_rate(
     state: DeviceState, device: Device, ctx: CheckContext, fields: tuple[str, ...], per_s: float, what: str
 ) -> Iterator[Issue]:
-    # Read through attrgetter, not Reading.delta: these rules read every port of the fabric.
-    first, second = attrgetter(fields[0]), attrgetter(fields[-1])
-    for r in readings(state, device, ctx):
-        count = _grown(first(r.now), first(r.before))
-        if count is None:
-            count = _grown(second(r.now), second(r.before))
-        if count and r.exceeds(count, per_s):
-            yield Issue(
-                state.name,
-                r.port,
-                f"{what} at most {per_s:g}/s",
-                r.rate(count),
-                f"{what} rising: {r.rate(count)}",
+    """Ports on which the first of `fields` (or, where a reading lacks it, the second) grew faster than
+    `per_s`."""
+    counted = readings(state, device, ctx)
+    nows, befores = counted.values(attrgetter(fields[0]))
+    if len(fields) > 1 and (None in nows or None in befores):
+        other_nows, other_befores = counted.values(attrgetter(fields[1]))
+        pairs = [
+            (now, before) if now is not None and before is not None else (other_now, other_before)
+            for now, before, other_now, other_before in zip(
+                nows, befores, other_nows, other_befores, strict=True
             )
+        ]
+        nows, befores = [now for now, _ in pairs], [before for _, before in pairs]
+    for port, count in counted.rising((nows, befores), per_s):
+        yield Issue(
+            state.name,
+            port,
+            f"{what} at most {per_s:g}/s",
+            counted.rate(count),
+            f"{what} rising: {counted.rate(count)}",
+        )
 
 
 @rule("link.fec_uncorrected", Severity.ERROR, facet="counters", compares="previous")
@@ -215,6 +291,9 @@ def check_crc(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator
     )
 
 
+_PAUSES_RECEIVED, _PAUSES_SENT = attrgetter("pause_rx"), attrgetter("pause_tx")
+
+
 @rule("pfc.pause_storm", Severity.ERROR, facet="counters", compares="previous")
 def check_pause_storm(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
     """Pause frames stay within what the policy expects: none at all in lossy mode (a port still
@@ -222,44 +301,51 @@ def check_pause_storm(state: DeviceState, device: Device, ctx: CheckContext) -> 
     each way (above it the port is in a pause storm that spreads congestion upstream)."""
     lossy = ctx.policy.mode == "lossy"
     limit = 0 if lossy else ctx.policy.health.pause_storm_per_s
-    for r in readings(state, device, ctx):
-        parts = []
-        for way, now, before in (
-            ("received", r.now.pause_rx, r.before.pause_rx),
-            ("sent", r.now.pause_tx, r.before.pause_tx),
-        ):
-            if now == before:
-                continue
-            for priority, frames in now.items():
-                count = _grown(frames, before.get(priority))
-                if count and r.exceeds(count, limit):
-                    parts.append(f"priority {priority} {way}: {r.rate(count)}")
-        if parts:
+    counted = readings(state, device, ctx)
+    parts: dict[str, list[str]] = {}
+    for way, counters in (("received", _PAUSES_RECEIVED), ("sent", _PAUSES_SENT)):
+        for port, priority, count in counted.rising_per_key(counters, limit):
+            parts.setdefault(port, []).append(f"priority {priority} {way}: {counted.rate(count)}")
+    for port in counted.ports if parts else ():
+        if port in parts:
+            text = "; ".join(parts[port])
             yield Issue(
                 state.name,
-                r.port,
+                port,
                 "no pause frames (lossy policy)" if lossy else f"at most {limit:g}/s",
-                "; ".join(parts),
-                f"PFC pause frames {'; '.join(parts)}"
+                text,
+                f"PFC pause frames {text}"
                 + (", where the lossy policy expects none" if lossy else ": a pause storm"),
             )
+
+
+_STORMED, _STORMS = attrgetter("stormed"), attrgetter("watchdog_storms")
 
 
 @rule("pfc.watchdog_storms", Severity.ERROR, facet="counters")
 def check_watchdog_storms(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
     """No queue is held stormed by the PFC watchdog now, and the watchdog broke no storm since the previous
     reading: each storm it breaks drops the lossless queue's traffic until the pauses stop."""
-    earlier: dict[str, Reading] | None = None
-    for name in fabric_port_names(device, ctx):
+    names = fabric_port_names(device, ctx)
+    current = list(filter(None, map(state.counters.get, names)))
+    # Nearly every port of a fabric has never stormed: that is asked of all of them at once, in C.
+    if not any(map(_STORMED, current)) and not any(map(any, map(dict.values, map(_STORMS, current)))):
+        return
+    earlier: dict[str, PortCounters] | None = None
+    for name in names:
         counters = state.counters.get(name)
         if counters is None or not (counters.stormed or any(counters.watchdog_storms.values())):
             continue
         if earlier is None:
-            earlier = {r.port: r for r in readings(state, device, ctx)}
+            counted = readings(state, device, ctx)
+            earlier = dict(zip(counted.ports, counted.before, strict=True))
+        before = earlier.get(name)
         storms = {}
-        if name in earlier:
+        if before is not None:
             storms = {
-                q: d for q in counters.watchdog_storms if (d := earlier[name].delta("watchdog_storms", q))
+                q: d
+                for q, n in counters.watchdog_storms.items()
+                if (d := grown(n, before.watchdog_storms.get(q)))
             }
         if counters.stormed or storms:
             parts = [f"queue {q} stormed now" for q in sorted(counters.stormed)]
@@ -275,6 +361,9 @@ def check_watchdog_storms(state: DeviceState, device: Device, ctx: CheckContext)
             )
 
 
+_LOSSES = attrgetter("queue_drops", "no_buffer_discards")
+
+
 @rule("queue.lossless_drops", Severity.ERROR, facet="counters", compares="previous")
 def check_lossless_drops(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
     """The lossless queue drops nothing, and no lossless packet is discarded for want of buffer: in
@@ -282,22 +371,26 @@ def check_lossless_drops(state: DeviceState, device: Device, ctx: CheckContext) 
     if ctx.policy.mode != "lossless":
         return
     queue = state.queue_of(ctx.policy.roce.priority)
-    for r in readings(state, device, ctx):
-        drops = _grown(r.now.queue_drops.get(queue), r.before.queue_drops.get(queue))
-        discards = _grown(r.now.no_buffer_discards, r.before.no_buffer_discards)
+    counted = readings(state, device, ctx)
+    for port, now, before in counted.changed(_LOSSES):
+        drops = grown(now.queue_drops.get(queue), before.queue_drops.get(queue))
+        discards = grown(now.no_buffer_discards, before.no_buffer_discards)
         parts = []
         if drops:
-            parts.append(f"{r.rate(drops)} dropped on queue {queue}")
+            parts.append(f"{counted.rate(drops)} dropped on queue {queue}")
         if discards:
-            parts.append(f"{r.rate(discards)} discarded for want of buffer")
+            parts.append(f"{counted.rate(discards)} discarded for want of buffer")
         if parts:
             yield Issue(
                 state.name,
-                r.port,
+                port,
                 "no drops on the lossless queue",
                 "; ".join(parts),
                 f"lossless traffic lost: {'; '.join(parts)}",
             )
+
+
+_MARKED = attrgetter("ecn_marked_roce")
 
 
 @rule("host.cnp_loop", Severity.ERROR, facet="counters", compares="previous", kinds=["host"])
@@ -305,16 +398,17 @@ def check_cnp_loop(state: DeviceState, device: Device, ctx: CheckContext) -> Ite
     """A NIC that receives ECN-marked RoCE packets sends CNPs back: marked packets with no CNP sent mean
     the DCQCN loop is broken (notification point off on the RoCE priority, or CNPs dropped before they
     leave), so senders never slow down and congestion falls through to PFC."""
-    for r in readings(state, device, ctx):
-        marked = _grown(r.now.ecn_marked_roce, r.before.ecn_marked_roce)
-        sent = _grown(r.now.cnp_sent, r.before.cnp_sent)
+    counted = readings(state, device, ctx)
+    for port, now, before in counted.changed(_MARKED):
+        marked = grown(now.ecn_marked_roce, before.ecn_marked_roce)
+        sent = grown(now.cnp_sent, before.cnp_sent)
         if marked and sent == 0:
             yield Issue(
                 state.name,
-                r.port,
+                port,
                 "CNPs sent for ECN-marked RoCE packets",
                 f"{marked:,} ECN-marked packets, no CNP sent",
-                f"broken DCQCN loop: {r.rate(marked)} ECN-marked RoCE packets received, no CNP sent",
+                f"broken DCQCN loop: {counted.rate(marked)} ECN-marked RoCE packets received, no CNP sent",
             )
 
 
@@ -342,6 +436,7 @@ _SINCE_BASELINE = (
     ("crc_errors", "CRC errors"),
     ("no_buffer_discards", "no-buffer discards"),
 )
+_BASELINE_ERRORS = attrgetter(*(name for name, _ in _SINCE_BASELINE))
 
 
 @rule("health.since_baseline", Severity.WARNING, facet="counters", compares="baseline")
@@ -350,13 +445,17 @@ def check_since_baseline(state: DeviceState, device: Device, ctx: CheckContext) 
     is quiet tonight but has collected errors since go-live fails intermittently."""
     if not ctx.baseline:
         return
-    for r in readings(state, device, ctx, against=ctx.baseline):
-        grown = [(n, what) for field, what in _SINCE_BASELINE if (n := r.delta(field))]
-        if grown:
-            text = ", ".join(f"{n:,} {what}" for n, what in grown)
+    for port, now, before in readings(state, device, ctx, against=ctx.baseline).changed(_BASELINE_ERRORS):
+        errors = [
+            (n, what)
+            for name, what in _SINCE_BASELINE
+            if (n := grown(getattr(now, name), getattr(before, name)))
+        ]
+        if errors:
+            text = ", ".join(f"{n:,} {what}" for n, what in errors)
             yield Issue(
                 state.name,
-                r.port,
+                port,
                 "no errors since the go-live baseline",
                 text,
                 f"since the go-live baseline: {text}",

@@ -69,13 +69,20 @@ def _device_issues(rules: list[Rule], ctx: CheckContext) -> list[tuple[Rule, Iss
     """Every device rule, device by device: the rules of one device read the same ports, which then
     stay in the CPU's caches (rule by rule, each rule walked the whole fabric's states again)."""
     raw: list[tuple[Rule, Issue]] = []
+    # Which rules apply depends only on the device's platform, what it was read as and which facets
+    # were read: a fabric has thousands of devices but a handful of such kinds.
+    applicable: dict[tuple[str, str, frozenset[str]], list[Rule]] = {}
     for name, state in ctx.states.items():
         device = ctx.fabric.devices[name]
-        kind = get_platform(device.platform).kind
-        for r in rules:
+        key = (device.platform, state.platform, state.facets)
+        these = applicable.get(key)
+        if these is None:
+            kind = get_platform(device.platform).kind
+            these = applicable[key] = [r for r in rules if _applies(r, state, kind)]
+        for r in these:
             # A rule that returns an empty tuple or list (nearly all, at fabric scale) is skipped
             # without a comprehension; a generator is always walked.
-            if _applies(r, state, kind) and (issues := r.func(state, device, ctx)):
+            if issues := r.func(state, device, ctx):
                 raw += [(r, issue) for issue in issues]
     return raw
 
