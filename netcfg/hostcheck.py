@@ -31,6 +31,7 @@ from netcfg.model import Device, DeviceState, Fabric, Role
 from netcfg.platforms import get_platform
 from netcfg.platforms.base import Command, is_read_only
 from netcfg.policy import Policy
+from netcfg.sources import device_state
 
 # node-problem-detector's default `maxOutputLength` is 80: the headline stays within it when it can.
 HEADLINE_CHARS = 80
@@ -194,6 +195,6 @@ def host_check(
 
 
 def _state(device: Device, outputs: Mapping[str, str], read_at: float) -> DeviceState:
-    state = get_platform(device.platform).parse_outputs(dict(outputs), device)
+    state = device_state(device, dict(outputs), None)
     state.read_at = read_at
     return state

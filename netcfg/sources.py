@@ -11,6 +11,7 @@ from netcfg.files import list_dir, read_text
 from netcfg.intent import fabric_intent
 from netcfg.model import Device, DeviceState, Fabric
 from netcfg.platforms import get_platform
+from netcfg.plausible import implausible_counter, implausible_setting, overlong_number
 from netcfg.policy import Policy
 from netcfg.snapshot import META_FILE, read_device_outputs
 
@@ -51,7 +52,13 @@ def config_states(fabric: Fabric, folder: Path) -> dict[str, DeviceState]:
                 str(path),
                 f"expected a {platform.description} config named {path.stem}{platform.config_suffix}",
             )
-        state = platform.parse_config(read_text(path, f"{platform.description} config"), device)
+        text = read_text(path, f"{platform.description} config")
+        if overlong := overlong_number(text):
+            line, digits = overlong
+            raise InputError(
+                f"{path}:{line}", f"a number of {digits:,} digits; expected a {platform.description} config"
+            )
+        state = platform.parse_config(text, device)
         state.source_file = str(path)
         if state.unparsed:
             # Platforms note where in the text an unreadable part starts under the same key.
@@ -59,6 +66,13 @@ def config_states(fabric: Fabric, folder: Path) -> dict[str, DeviceState]:
             line = state.locations.get(what)
             where = f"{path}:{line}" if line else str(path)
             raise InputError(where, f"cannot read {what}: {why}; expected a {platform.description} config")
+        if wrong := implausible_setting(state):
+            port, setting, value = wrong
+            line = state.line_of(port, (setting.partition("[")[0],))
+            raise InputError(
+                f"{path}:{line}" if line else str(path),
+                f"{port} {setting} reads {value}; expected a whole number below 2^32",
+            )
         states[device.name] = state
     return states
 
@@ -170,7 +184,26 @@ def device_state(device: Device, outputs: dict[str, str], error: tuple[str, str]
         return DeviceState(name=device.name, platform=device.platform, collection_error=error)
     # No catch-all: a parser that raises has a bug, and blaming the device's output for it would hide
     # the bug and the device's real findings. Parsers report what they cannot read in `unparsed`.
-    return get_platform(device.platform).parse_outputs(outputs, device)
+    platform = get_platform(device.platform)
+    # An output no parser can read is left out and reported in its stead (a platform that misses it
+    # would say "output missing" under the same command).
+    overlong = {file: found for file, text in outputs.items() if (found := overlong_number(text))}
+    state = platform.parse_outputs({f: t for f, t in outputs.items() if f not in overlong}, device)
+    cli = {command.file: command.cli for command in platform.commands(device)}
+    for file, (line, digits) in overlong.items():
+        state.unparsed[cli.get(file, file)] = (
+            f"line {line}: a number of {digits:,} digits, longer than any number a device prints"
+        )
+    if wrong := implausible_setting(state):
+        port, setting, value = wrong
+        state.unparsed["port settings"] = f"{port} {setting} reads {value}, not a number a port setting holds"
+        state.facets -= {"qos", "link"}
+    if wrong := implausible_counter(state):
+        # One impossible value makes the whole reading suspect: no counter of it is judged.
+        state.unparsed["port counters"] = f"{wrong}, beyond any 64-bit counter"
+        state.counters = {}
+        state.facets -= {"counters"}
+    return state
 
 
 def _read_meta(folder: Path) -> dict:

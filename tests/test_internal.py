@@ -92,7 +92,11 @@ def test_a_bug_in_netcfg_exits_3_with_one_line_and_a_saved_traceback(monkeypatch
 
 
 @pytest.mark.parametrize("exc", [InterruptedError, KeyboardInterrupt])
-def test_interrupts_are_not_reported_as_bugs(monkeypatch, capsys, exc):
+def test_interrupts_are_not_reported_as_bugs(monkeypatch, capsys, tmp_path, exc):
+    # The InterruptedError run saves its traceback: here, not in the machine's /tmp.
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr("tempfile.tempdir", None)
+
     def interrupted(args, console):
         raise exc()
 
@@ -104,6 +108,7 @@ def test_interrupts_are_not_reported_as_bugs(monkeypatch, capsys, exc):
     else:
         # Any other exception is netcfg's own.
         assert code == 3
+        assert [p.name.startswith("netcfg-crash-") for p in tmp_path.iterdir()] == [True]
 
 
 def test_a_ttp_result_stays_with_its_text_when_another_thread_parses_right_after(monkeypatch):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from enum import StrEnum
 from typing import Literal
 
@@ -153,6 +154,13 @@ def show(value: object) -> str:
     if isinstance(value, bool):
         return "on" if value else "off"
     return str(value)
+
+
+def kilobytes(value: int) -> str:
+    """A byte count in KB as reports show it (-1: the device's unit was not one netcfg knows).
+
+    Worked out in Decimal: a garbled config's threshold can be too large for a float."""
+    return "unknown unit" if value < 0 else f"{Decimal(value) / 1000:g} KB"
 
 
 def compare(

@@ -7,7 +7,16 @@ from collections.abc import Iterator
 from operator import attrgetter
 from typing import cast
 
-from netcfg.checks.base import CheckContext, Issue, Severity, compare, compare_ports, rule, show
+from netcfg.checks.base import (
+    CheckContext,
+    Issue,
+    Severity,
+    compare,
+    compare_ports,
+    kilobytes,
+    rule,
+    show,
+)
 from netcfg.headroom import headroom
 from netcfg.intent import KB, host_dcqcn
 from netcfg.model import Device, DeviceState, EcnSetting, InterfaceState
@@ -121,7 +130,7 @@ def check_ecn_thresholds(state: DeviceState, device: Device, ctx: CheckContext) 
                 state.name,
                 port.name,
                 f"min {e.min_kbytes} KB, max {e.max_kbytes} KB (+-{e.tolerance_percent}%), {e.probability}%",
-                f"min {_kb(got.min_bytes)}, max {_kb(got.max_bytes)}, {got.probability}%",
+                f"min {kilobytes(got.min_bytes)}, max {kilobytes(got.max_bytes)}, {got.probability}%",
                 "ECN thresholds outside the policy band: marking too late lets PFC fire first",
             )
 
@@ -133,10 +142,6 @@ def ecn_within_policy(setting: EcnSetting, policy: Policy) -> bool:
     tol = e.tolerance_percent / 100
     pairs = ((setting.min_bytes, e.min_kbytes * KB), (setting.max_bytes, e.max_kbytes * KB))
     return all(abs(got - want) <= want * tol for got, want in pairs) and setting.probability == e.probability
-
-
-def _kb(value: int) -> str:
-    return "unknown unit" if value < 0 else f"{value / 1000:g} KB"
 
 
 @rule("cnp.strict_queue", Severity.ERROR, kinds=["switch"], fields=("strict_queues",))

@@ -9,6 +9,7 @@ decimals ("146.48 KB" is 150,000 bytes, "1.43 MB" is 1,500,000 bytes), or as "N 
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -43,7 +44,10 @@ def size_bytes(text: str) -> tuple[int, int] | None:
     number, unit = found.groups()
     decimals = len(number.partition(".")[2])
     scale = _UNITS[unit]
-    return round(float(number) * scale), max(1, round(scale * 10**-decimals / 2))
+    value = float(number) * scale
+    if not math.isfinite(value):  # digits beyond what a float holds: no buffer is that large
+        return None
+    return round(value), max(1, round(scale * 10**-decimals / 2))
 
 
 def _spans(dashes: str) -> list[tuple[int, int]]:

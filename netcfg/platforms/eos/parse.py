@@ -232,5 +232,5 @@ def _numbers(text: object) -> list[int]:
 def _ms(seconds: str | None) -> int | None:
     try:
         return round(float(seconds) * 1000) if seconds is not None else None
-    except ValueError:
+    except (ValueError, OverflowError):  # not a number, or one beyond a float (infinity)
         return None

@@ -4,15 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from netcfg.checks.base import CheckContext, Issue, Severity, rule
+from netcfg.checks.base import CheckContext, Issue, Severity, kilobytes, rule
 from netcfg.intent import KB
 from netcfg.model import Device, DeviceState, EcnSetting, Watchdog
 from netcfg.platforms.junos import facts
 from netcfg.platforms.junos.render import junos_ecn, junos_watchdog
-
-
-def _kb(value: int) -> str:
-    return f"{value / KB:g} KB"
 
 
 @rule("junos.inexpressible", Severity.WARNING, platforms=["junos"])
@@ -29,11 +25,11 @@ def check_inexpressible(state: DeviceState, device: Device, ctx: CheckContext) -
         yield Issue(
             state.name,
             None,
-            f"ECN min {_kb(asked.min_bytes)}, max {_kb(asked.max_bytes)}",
-            f"fill levels {low} % / {high} % ({_kb(got.min_bytes)} / {_kb(got.max_bytes)})",
+            f"ECN min {kilobytes(asked.min_bytes)}, max {kilobytes(asked.max_bytes)}",
+            f"fill levels {low} % / {high} % ({kilobytes(got.min_bytes)} / {kilobytes(got.max_bytes)})",
             f"Junos marks ECN at whole fill levels of the queue buffer (netcfg's reference: "
             f"{facts.FILL_REFERENCE_BYTES:,} B, at most {facts.MAX_FILL_PERCENT} %): the policy's "
-            f"{_kb(asked.min_bytes)} / {_kb(asked.max_bytes)} become {low} % / {high} %",
+            f"{kilobytes(asked.min_bytes)} / {kilobytes(asked.max_bytes)} become {low} % / {high} %",
         )
     if not p.watchdog_required:
         return
