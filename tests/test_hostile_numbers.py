@@ -96,6 +96,11 @@ def test_an_impossible_counter_is_one_unreadable_output_and_nothing_else(
         ),
         (
             "leaf-su1-r1",
+            ("   mtu 9214", "   mtu 9214x"),
+            r"Ethernet\d+ mtu reads 9214x; expected a whole number",
+        ),
+        (
+            "leaf-su1-r1",
             ("minimum-threshold 150 kbytes", "minimum-threshold " + "9" * 400 + " kbytes"),
             r"Ethernet\d+ ecn\[\d\]\.min_bytes reads \d{12}\.\.\. \(\d{3} characters\); expected a whole",
         ),
