@@ -154,13 +154,21 @@ def test_a_delta_is_never_negative_and_a_rate_is_judged_against_its_threshold(
 
 
 COUNTS = st.one_of(st.none(), st.integers(0, 50), st.integers(0, 2**64))
+SECONDS = st.one_of(st.none(), st.floats(0.001, 1e6))
+PER_S = st.one_of(st.just(0.0), st.floats(0, 100))
 
 
-@given(
-    ports=st.lists(st.tuples(COUNTS, COUNTS), max_size=12),
-    seconds=st.one_of(st.none(), st.floats(0.001, 1e6)),
-    per_s=st.one_of(st.just(0.0), st.floats(0, 100)),
-)
+def _counted(
+    counter: str, ports: list[tuple[object, object]], seconds: float | None
+) -> tuple[list[str], Readings]:
+    """Ports p0, p1, ... whose `counter` reads (now, before) as given."""
+    names = [f"p{i}" for i in range(len(ports))]
+    now = [PortCounters(**{counter: value}) for value, _ in ports]
+    before = [PortCounters(**{counter: value}) for _, value in ports]
+    return names, Readings(names, now, before, seconds)
+
+
+@given(ports=st.lists(st.tuples(COUNTS, COUNTS), max_size=12), seconds=SECONDS, per_s=PER_S)
 # A counter cleared in between: its delta is negative, but what it shows now is new.
 @example(ports=[(10, 10), (6_000, 1_000_000)], seconds=60.0, per_s=1.0)
 def test_ports_judged_together_give_what_each_port_judged_alone_gives(
@@ -168,13 +176,7 @@ def test_ports_judged_together_give_what_each_port_judged_alone_gives(
 ) -> None:
     """`rising` first asks all ports at once whether any can be over the threshold; whatever the counts
     (missing, cleared, equal, huge), it names exactly the ports that one port at a time names."""
-    names = [f"p{i}" for i in range(len(ports))]
-    counted = Readings(
-        names,
-        [PortCounters(crc_errors=now) for now, _ in ports],
-        [PortCounters(crc_errors=before) for _, before in ports],
-        seconds,
-    )
+    names, counted = _counted("crc_errors", ports, seconds)
     one_by_one = [
         (name, count)
         for name, (now, before) in zip(names, ports, strict=True)
@@ -186,23 +188,13 @@ def test_ports_judged_together_give_what_each_port_judged_alone_gives(
 MAPS = st.dictionaries(st.integers(0, 7), st.integers(0, 10**6), max_size=3)
 
 
-@given(
-    ports=st.lists(st.tuples(MAPS, MAPS), max_size=8),
-    seconds=st.one_of(st.none(), st.floats(0.001, 1e6)),
-    per_s=st.one_of(st.just(0.0), st.floats(0, 100)),
-)
+@given(ports=st.lists(st.tuples(MAPS, MAPS), max_size=8), seconds=SECONDS, per_s=PER_S)
 def test_counter_maps_judged_key_by_key_give_each_port_in_order(
     ports: list[tuple[dict[int, int], dict[int, int]]], seconds: float | None, per_s: float
 ) -> None:
     """Pause frames per priority: each (port, priority) over the threshold, in port order then priority
     order, exactly as judging one port and one priority at a time gives them."""
-    names = [f"p{i}" for i in range(len(ports))]
-    counted = Readings(
-        names,
-        [PortCounters(pause_rx=now) for now, _ in ports],
-        [PortCounters(pause_rx=before) for _, before in ports],
-        seconds,
-    )
+    names, counted = _counted("pause_rx", ports, seconds)
     one_by_one = [
         (name, key, count)
         for name, (now, before) in zip(names, ports, strict=True)
