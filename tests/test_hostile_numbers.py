@@ -99,6 +99,12 @@ def test_an_impossible_counter_is_one_unreadable_output_and_nothing_else(
             ("   mtu 9214", "   mtu 9214x"),
             r"Ethernet\d+ mtu reads 9214x; expected a whole number",
         ),
+        # Spelled out, this range alone would take gigabytes.
+        (
+            "leaf-su1-r1",
+            ("qos map dscp 26 to", "qos map dscp 0-999999999 to"),
+            r"cannot read running-config: 'qos map dscp 0-999999999' names values EOS does not have \(DSCPs",
+        ),
         (
             "leaf-su1-r1",
             ("minimum-threshold 150 kbytes", "minimum-threshold " + "9" * 400 + " kbytes"),

@@ -54,10 +54,23 @@ def parse_config(text: str, device: Device) -> DeviceState:
         for name, line in shape.lines.items():
             loc[sys.intern(f"{block.name}.{name}")] = line
     for entry in many(data.get("dscp_maps")):
-        for dscp in _numbers(entry.get("dscps")):
+        dscps = _numbers(entry.get("dscps"), 63)
+        if dscps is None:
+            return _unreadable(
+                state, where.get("dscp_map"), f"qos map dscp {entry.get('dscps')}", "DSCPs are 0-63"
+            )
+        for dscp in dscps:
             state.dscp_map[dscp] = entry["tc"]
     for entry in many(data.get("tc_queues")):
-        for tc in _numbers(entry.get("tcs")):
+        tcs = _numbers(entry.get("tcs"), 7)
+        if tcs is None:
+            return _unreadable(
+                state,
+                where.get("tc_queue"),
+                f"qos map traffic-class {entry.get('tcs')}",
+                "traffic classes are 0-7",
+            )
+        for tc in tcs:
             if tc != entry["queue"]:
                 state.tc_queue[tc] = entry["queue"]
     state.watchdog = _watchdog(data)
@@ -219,14 +232,25 @@ def _watchdog(data: dict) -> Watchdog:
     )
 
 
-def _numbers(text: object) -> list[int]:
-    """'24 25 26' or '24-27' -> the numbers; anything else in the list is skipped."""
+def _numbers(text: object, highest: int) -> list[int] | None:
+    """'24 25 26' or '24-27' -> the numbers; None when one is above `highest` (EOS refuses such a
+    line, and a range as wide as `0-999999999` must not be spelled out). Other words are skipped."""
     out: list[int] = []
     for word in str(text or "").split():
         low, _, high = word.partition("-")
         if low.isdigit() and (not high or high.isdigit()):
+            if max(int(low), int(high or low)) > highest:
+                return None
             out += range(int(low), int(high or low) + 1)
     return out
+
+
+def _unreadable(state: DeviceState, line: int | None, text: str, expected: str) -> DeviceState:
+    """The state of a config EOS itself would refuse: why, and where."""
+    state.unparsed[RUNNING_CONFIG] = f"'{text}' names values EOS does not have ({expected})"
+    if line is not None:
+        state.locations[RUNNING_CONFIG] = line
+    return state
 
 
 def _ms(seconds: str | None) -> int | None:
