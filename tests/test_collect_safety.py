@@ -328,8 +328,9 @@ def _wait_for(condition, seconds: float = 30.0) -> None:
 def test_a_signal_stops_collection_at_once_and_leaves_nothing(
     lab_fabric, lab_policy, tmp_path, command, signum, processes
 ):
-    # Every command of every device takes half a second: the whole collection would take 15 s or more.
-    slow = {name: DeviceFaults(slow_s=0.5) for name in lab_fabric.devices}
+    # Every command of every device takes 0.2 s: the whole collection would take 8 s or more, the first
+    # device is saved after about 2 s.
+    slow = {name: DeviceFaults(slow_s=0.2) for name in lab_fabric.devices}
     snapshots, reports = tmp_path / "snapshots", tmp_path / "reports"
     parent = snapshots / "lab" if command == "audit" else snapshots
     where = ["--snapshots", str(snapshots), "--reports", str(reports)] if command == "audit" else []
@@ -366,7 +367,7 @@ def test_collectors_die_with_a_killed_audit_and_its_leftovers_are_never_the_prev
 ):
     """SIGKILL leaves netcfg no chance to clean up: the kernel ends its collectors, and the hidden
     half-written folder it leaves is not a snapshot to the next audit."""
-    slow = {name: DeviceFaults(slow_s=0.5) for name in lab_fabric.devices}
+    slow = {name: DeviceFaults(slow_s=0.2) for name in lab_fabric.devices}
     root = tmp_path / "snapshots" / "lab"
     with lab_server(lab_fabric, lab_policy, slow, USER, PASSWORD) as server:
         conns, known = write_connection_files(server, tmp_path / "lab")
