@@ -14,16 +14,14 @@ import sys
 from functools import cache
 from operator import attrgetter
 
-from netcfg.model import DeviceState, InterfaceState, PortCounters
+from netcfg.model import DeviceState
 
 # Every counter a switch or NIC keeps is at most 64 bits wide; every port setting netcfg reads (an
-# MTU, a cable length, a DSCP, an ECN threshold in bytes) fits in 32.
-COUNTER_LIMIT = 2**64
-SETTING_LIMIT = 2**32
-_SETTINGS = ("mtu", "cable_m", "speed_gbps", "roce_tos", "cnp_dscp", "cnp_priority")
-_settings = attrgetter(*_SETTINGS)
-_NUMBERS = {int, type(None)}
-_SCALARS = (
+# MTU, a cable length, a DSCP, an ECN threshold in bytes) fits in 32. Parsers say "unknown" of a
+# setting with -1 (an ECN profile's unit), never of a counter.
+COUNTERS = range(0, 2**64)
+SETTINGS = range(-1, 2**32)
+_COUNTERS = (
     "link_downs",
     "fec_corrected",
     "fec_uncorrected",
@@ -36,8 +34,11 @@ _SCALARS = (
     "out_of_buffer",
     "retransmits",
 )
-_MAPS = ("pause_rx", "pause_tx", "ecn_marked", "queue_drops", "watchdog_storms")
-_scalars, _maps = attrgetter(*_SCALARS), attrgetter(*_MAPS)
+_COUNTER_MAPS = ("pause_rx", "pause_tx", "ecn_marked", "queue_drops", "watchdog_storms")
+_SETTINGS = ("mtu", "cable_m", "speed_gbps", "roce_tos", "cnp_dscp", "cnp_priority")
+_ECN = ("min_bytes", "max_bytes", "probability")
+_counters, _counter_maps = attrgetter(*_COUNTERS), attrgetter(*_COUNTER_MAPS)
+_settings, _ecn = attrgetter(*_SETTINGS), attrgetter(*_ECN)
 
 
 @cache
@@ -61,65 +62,52 @@ def implausible_counter(state: DeviceState) -> str | None:
     """The first counter of a parsed state that is not a whole number from 0 to 2^64 - 1, said as
     '<port> <counter> reads <value>'."""
     for port, counters in state.counters.items():
-        if not _within(counters) and (wrong := _first_wrong(counters)):
-            return f"{port} {wrong}"
+        shown = [*filter(None, _counters(counters))]
+        for numbers in _counter_maps(counters):
+            shown += filter(None, numbers.values())
+        if not _all_within(shown, COUNTERS):
+            named = [*zip(_COUNTERS, _counters(counters), strict=True)]
+            for name, numbers in zip(_COUNTER_MAPS, _counter_maps(counters), strict=True):
+                named += [(f"{name}[{key}]", value) for key, value in numbers.items()]
+            field, value = _first_outside(named, COUNTERS)
+            return f"{port} {field} reads {value}"
     return None
 
 
-def _within(counters: PortCounters) -> bool:
-    # Zero and None (not shown) are dropped before the range is asked: both are plausible.
-    values = [*filter(None, _scalars(counters))]
-    for numbers in _maps(counters):
-        values += filter(None, numbers.values())
-    if not values:
+def implausible_setting(state: DeviceState) -> tuple[str, str, str] | None:
+    """(port, field, what it reads) of the first port setting of a parsed state that is not a whole
+    number from -1 to 2^32 - 1 (a parser keeps text it could not read as a number as it was)."""
+    for port in state.interfaces.values():
+        shown = [*filter(None, _settings(port))]
+        for ecn in port.ecn.values():
+            shown += filter(None, _ecn(ecn))
+        if not _all_within(shown, SETTINGS):
+            named = [*zip(_SETTINGS, _settings(port), strict=True)]
+            for queue, ecn in port.ecn.items():
+                named += [
+                    (f"ecn[{queue}].{name}", value) for name, value in zip(_ECN, _ecn(ecn), strict=True)
+                ]
+            return (port.name, *_first_outside(named, SETTINGS))
+    return None
+
+
+def _all_within(shown: list[object], bounds: range) -> bool:
+    """Whether every value is a whole number within `bounds`: asked of a port's values at once, in C,
+    as every port of every reading is asked. Callers leave out None (not shown) and zero (always
+    plausible)."""
+    if not shown:
         return True
-    if not all(type(v) is int for v in values):
-        return False
-    return min(values) > 0 and max(values) < COUNTER_LIMIT
+    return set(map(type, shown)) == {int} and min(shown) >= bounds.start and max(shown) < bounds.stop
 
 
-def _first_wrong(counters: PortCounters) -> str | None:
-    named = [(name, value) for name, value in zip(_SCALARS, _scalars(counters), strict=True)]
-    for name, numbers in zip(_MAPS, _maps(counters), strict=True):
-        named += [(f"{name}[{key}]", value) for key, value in numbers.items()]
+def _first_outside(named: list[tuple[str, object]], bounds: range) -> tuple[str, str]:
+    """(name, value as shown) of the first value `_all_within` refused."""
     for name, value in named:
-        if value is not None and not (type(value) is int and 0 <= value < COUNTER_LIMIT):
-            return f"{name} reads {_shown(value)}"
-    return None
+        if value and not (type(value) is int and value in bounds):
+            return name, _shown(value)
+    raise AssertionError("called only for values _all_within refused")
 
 
 def _shown(value: object) -> str:
     text = str(value)
     return text if len(text) <= 30 else f"{text[:12]}... ({len(text):,} characters)"
-
-
-def implausible_setting(state: DeviceState) -> tuple[str, str, str] | None:
-    """(port, field, what it reads) of the first port setting of a parsed state that is not a whole
-    number from 0 to 2^32 - 1 (a parser keeps text it could not read as a number as it was)."""
-    for port in state.interfaces.values():
-        if not _settings_within(port):
-            for name, value in zip(_SETTINGS, _settings(port), strict=True):
-                if value is not None and not _setting_ok(value):
-                    return port.name, name, _shown(value)
-            for queue, ecn in port.ecn.items():
-                for name in ("min_bytes", "max_bytes", "probability"):
-                    if not _setting_ok(getattr(ecn, name)):
-                        return port.name, f"ecn[{queue}].{name}", _shown(getattr(ecn, name))
-    return None
-
-
-def _settings_within(port: InterfaceState) -> bool:
-    values = _settings(port)
-    if not set(map(type, values)) <= _NUMBERS:
-        return False
-    if max(filter(None, values), default=0) >= SETTING_LIMIT or min(filter(None, values), default=0) < 0:
-        return False
-    return all(
-        _setting_ok(ecn.min_bytes) and _setting_ok(ecn.max_bytes) and _setting_ok(ecn.probability)
-        for ecn in port.ecn.values()
-    )
-
-
-def _setting_ok(value: object) -> bool:
-    """A whole number below 2^32, or -1: how parsers say an ECN profile's unit or value is unknown."""
-    return type(value) is int and -1 <= value < SETTING_LIMIT

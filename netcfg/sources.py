@@ -189,11 +189,12 @@ def device_state(device: Device, outputs: dict[str, str], error: tuple[str, str]
     # would say "output missing" under the same command).
     overlong = {file: found for file, text in outputs.items() if (found := overlong_number(text))}
     state = platform.parse_outputs({f: t for f, t in outputs.items() if f not in overlong}, device)
-    cli = {command.file: command.cli for command in platform.commands(device)}
-    for file, (line, digits) in overlong.items():
-        state.unparsed[cli.get(file, file)] = (
-            f"line {line}: a number of {digits:,} digits, longer than any number a device prints"
-        )
+    if overlong:
+        cli = {command.file: command.cli for command in platform.commands(device)}
+        for file, (line, digits) in overlong.items():
+            state.unparsed[cli.get(file, file)] = (
+                f"line {line}: a number of {digits:,} digits, longer than any number a device prints"
+            )
     if wrong := implausible_setting(state):
         port, setting, value = wrong
         state.unparsed["port settings"] = f"{port} {setting} reads {value}, not a number a port setting holds"

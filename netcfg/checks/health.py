@@ -37,7 +37,7 @@ class Readings:
 
         A counter that reads the same grew by nothing, so no rule can fault it; and most error counters
         of a fabric never move, so the readings are first compared whole, in C, before any port is."""
-        nows, befores = list(map(counters, self.now)), list(map(counters, self.before))
+        nows, befores = self.values(counters)
         if nows == befores:
             return []
         return [
@@ -55,7 +55,7 @@ class Readings:
     ) -> list[tuple[str, int, int]]:
         """(port, key, count) of each priority or queue of a counter map that grew faster than `per_s`,
         in port order, then key order."""
-        nows, befores = list(map(counters, self.now)), list(map(counters, self.before))
+        nows, befores = self.values(counters)
         if nows == befores:
             return []
         found = []
