@@ -29,7 +29,7 @@ from pathlib import Path
 
 from scratch import DEFAULT, file_creation_ms, machine_speed, scratch_dir
 
-from netcfg.checks import run_checks
+from netcfg.checks.runner import run_checks
 from netcfg.generate import write_generated_inventory
 from netcfg.intent import device_intent
 from netcfg.inventory import load_fabric

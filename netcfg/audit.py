@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from netcfg.checks import Finding, run_checks
+from netcfg.checks.runner import run_checks
 from netcfg.collect import CollectOptions, DeviceCollection, Selection, collect, selected_devices
 from netcfg.drift import Change, drift
 from netcfg.errors import InputError, OutputError
@@ -24,6 +24,7 @@ from netcfg.nornir_inventory import Login
 from netcfg.policy import Policy
 from netcfg.report import FORMATS, Report, rules_not_run
 from netcfg.report.layout import fabric_layout
+from netcfg.rules import Finding
 from netcfg.snapshot import discard, snapshot_meta
 from netcfg.sources import device_state, snapshot_states
 

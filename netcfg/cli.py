@@ -13,7 +13,8 @@ from rich.console import Console
 from rich.text import Text
 
 from netcfg import __version__
-from netcfg.checks import RULES, Finding, Severity, run_checks
+from netcfg.checks.catalogue import RULES
+from netcfg.checks.runner import run_checks
 from netcfg.cli_types import fabric_name, seconds, whole_number
 from netcfg.drain import FORMATS as DRAIN_FORMATS
 from netcfg.drain import DrainTarget
@@ -26,12 +27,13 @@ from netcfg.inventory import MAX_COUNT, inventory_file, load_fabric
 from netcfg.model import Fabric
 from netcfg.nornir_inventory import Login, read_connections, read_login
 from netcfg.output import write_report
-from netcfg.platforms import get_platform
+from netcfg.platforms import get_platform, platform_names
 from netcfg.policy import Policy, load_policy
 from netcfg.render import render_fabric, write_rendered
 from netcfg.report import FORMATS, Report, rules_not_run
 from netcfg.report.layout import fabric_layout
 from netcfg.report.table import print_table
+from netcfg.rules import Finding, Severity
 from netcfg.sources import config_states, intent_states, snapshot_states
 
 if TYPE_CHECKING:
@@ -60,7 +62,7 @@ def command(name: str) -> Callable[[Callable[[argparse.Namespace, Console], int]
 
 def load(inventory: str) -> tuple[Fabric, Policy]:
     fabric = load_fabric(Path(inventory))
-    return fabric, load_policy(fabric.policy_ref, Path(fabric.source).parent)
+    return fabric, load_policy(fabric.policy_ref, Path(fabric.source).parent, platforms=platform_names())
 
 
 def load_checked(inventory: str, args: argparse.Namespace) -> tuple[Fabric, Policy]:
@@ -68,7 +70,8 @@ def load_checked(inventory: str, args: argparse.Namespace) -> tuple[Fabric, Poli
     from netcfg.waivers import waivers_for
 
     fabric, policy = load(inventory)
-    fabric.waivers = waivers_for(fabric, Path(args.waivers) if args.waivers else None)
+    waivers = Path(args.waivers) if args.waivers else None
+    fabric.waivers = waivers_for(Path(fabric.source), fabric.devices, waivers, RULES)
     return fabric, policy
 
 

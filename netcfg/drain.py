@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from netcfg import __version__
-from netcfg.checks import Finding, Severity
 from netcfg.errors import InputError
 from netcfg.files import read_bytes
 from netcfg.model import Endpoint, Fabric, Role, expand_ports, port_sort_key
 from netcfg.output import write_report
+from netcfg.rules import Finding, Severity
 
 FORMATS = ("slurm", "kubernetes", "json")
 MARKER = "# netcfg drain list"

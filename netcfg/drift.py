@@ -6,8 +6,8 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
-from netcfg.checks.base import show
 from netcfg.model import DeviceState, Fabric, InterfaceState
+from netcfg.rules import show
 from netcfg.sources import snapshot_states, unchanged_devices
 
 _PORT_FIELDS = [f.name for f in dataclasses.fields(InterfaceState) if f.name != "name"]

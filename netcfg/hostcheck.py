@@ -25,12 +25,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from netcfg.checks import RULES, Finding, run_checks
+from netcfg.checks.catalogue import RULES
+from netcfg.checks.runner import run_checks
 from netcfg.errors import InputError
 from netcfg.model import Device, DeviceState, Fabric, Role
 from netcfg.platforms import get_platform
 from netcfg.platforms.base import Command, is_read_only
 from netcfg.policy import Policy
+from netcfg.rules import Finding
 from netcfg.sources import device_state
 
 # node-problem-detector's default `maxOutputLength` is 80: the headline stays within it when it can.

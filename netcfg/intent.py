@@ -19,9 +19,7 @@ from netcfg.model import (
     port_sort_key,
 )
 from netcfg.platforms import get_platform
-from netcfg.policy import Policy
-
-KB = 1000
+from netcfg.policy import KB, Policy
 
 
 def switch_dscp_map(policy: Policy) -> dict[int, int]:

@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import yaml
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, Field, ValidationError, model_validator
 
+from netcfg.access import Connection, Credentials, FilePath, Strict
 from netcfg.cabling import MAX_CABLE_M, MAX_SPEED_GBPS, MIN_SPEED_GBPS, CablingDefaults, read_cabling
 from netcfg.errors import InputError
 from netcfg.loader import describe_validation_error, line_of, read_yaml
@@ -46,8 +47,6 @@ Speed = Annotated[int, Field(ge=MIN_SPEED_GBPS, le=MAX_SPEED_GBPS, description="
 CableLength = Annotated[float, Field(gt=0, le=MAX_CABLE_M, description="metres")]
 Count = Annotated[int, Field(ge=1, le=MAX_COUNT)]
 # A path in an inventory, relative to it (PATH_MAX is 4,096 on Linux).
-FilePath = Annotated[str, Field(min_length=1, max_length=4096)]
-EnvName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")]
 PortNumber = Annotated[int, Field(ge=0, le=MAX_PORT)]
 
 
@@ -58,16 +57,9 @@ SuperspinePattern = Annotated[str, AfterValidator(pattern_of(safe_device_name, "
 NicPattern = Annotated[str, AfterValidator(pattern_of(safe_netdev, "rail", "nic0"))]
 HostPortPattern = Annotated[str, AfterValidator(pattern_of(safe_interface, "port", "k"))]
 PortPattern = Annotated[str, AfterValidator(pattern_of(safe_interface, "port"))]
-HostnamePattern = Annotated[str, AfterValidator(pattern_of(safe_interface, "name"))]
 
 
-class _Strict(BaseModel):
-    # strict: YAML gives real types, so `true` or 3.0 where a whole number belongs is a mistake to
-    # report, not a value to coerce.
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
-
-
-class Names(_Strict):
+class Names(Strict):
     """Naming patterns: plain {placeholder} or zero-padded {placeholder:03d}. Placeholders: su, rail,
     k (server in SU), server (global), spine, plane, superspine, nic0 (rail - 1)."""
 
@@ -81,7 +73,7 @@ class Names(_Strict):
     rdma_device: NicPattern = Field("mlx5_{nic0}", description="RDMA device of the NIC of each rail.")
 
 
-class HostLinks(_Strict):
+class HostLinks(Strict):
     """Server NIC to leaf cables."""
 
     speed_gbps: Speed = Field(400, description="Link speed, Gb/s.")
@@ -90,7 +82,7 @@ class HostLinks(_Strict):
     leaf_first_port: PortNumber = Field(1, description="Leaf port of the first server of an SU.")
 
 
-class SpineTier(_Strict):
+class SpineTier(Strict):
     """Leaf to spine cables."""
 
     scope: Literal["fabric", "su"] = Field(
@@ -108,7 +100,7 @@ class SpineTier(_Strict):
     spine_first_port: PortNumber = Field(1, description="First spine downlink port number.")
 
 
-class SuperspineTier(_Strict):
+class SuperspineTier(Strict):
     """Spine to super-spine cables (three-tier fabrics)."""
 
     per_plane: Count = Field(description="Super-spines per plane; plane p holds spine p of every SU.")
@@ -122,7 +114,7 @@ class SuperspineTier(_Strict):
     superspine_first_port: PortNumber = Field(1, description="First super-spine downlink port number.")
 
 
-class Topology(_Strict):
+class Topology(Strict):
     """A rail-optimised fabric by counts, naming patterns and cabling rules (the compact form)."""
 
     scalable_units: Count = Field(description="Scalable units (SUs): groups of servers and their leaves.")
@@ -164,7 +156,7 @@ class Topology(_Strict):
         return devices, links
 
 
-class NicSpec(_Strict):
+class NicSpec(Strict):
     """One NIC of a server (explicit form)."""
 
     rail: int = Field(ge=1, le=64, description="Rail of a leaf.")
@@ -172,7 +164,7 @@ class NicSpec(_Strict):
     rdma_device: NetdevName = Field(description="RDMA device, e.g. mlx5_0.")
 
 
-class DeviceSpec(_Strict):
+class DeviceSpec(Strict):
     """One device (explicit form)."""
 
     name: DeviceName = Field(description="Device name, as its config file and snapshot folder are named.")
@@ -203,7 +195,7 @@ def _known_platform(value: str) -> str:
 KnownPlatform = Annotated[str, AfterValidator(_known_platform)]
 
 
-class PlatformOverride(_Strict):
+class PlatformOverride(Strict):
     """Devices that run another platform than their kind's default: every condition given must hold.
     The platform's kind (switch or host) also limits it to devices of that kind."""
 
@@ -237,7 +229,7 @@ class PlatformOverride(_Strict):
         )
 
 
-class Platforms(_Strict):
+class Platforms(Strict):
     """Platform of each kind of device, with overrides for mixed fabrics (the first match wins)."""
 
     switch: KnownPlatform = Field("eos", description="Platform of leaves, spines and super-spines.")
@@ -265,34 +257,14 @@ class Platforms(_Strict):
         return self.host if device.role == Role.HOST else self.switch
 
 
-class Credentials(_Strict):
-    """Where login credentials come from. Never the inventory itself."""
-
-    username_env: EnvName = Field("NETCFG_USERNAME", description="Environment variable holding the username.")
-    password_env: EnvName = Field("NETCFG_PASSWORD", description="Environment variable holding the password.")
-    file: FilePath | None = Field(
-        None, description="YAML file with username/password, relative to inventory."
-    )
-
-
-class Connection(_Strict):
-    """How to reach devices over SSH."""
-
-    hostname: HostnamePattern = Field("{name}", description="Management address pattern; {name} = device.")
-    port: int = Field(22, ge=1, le=65535, description="SSH port.")
-    connections_file: FilePath | None = Field(
-        None, description="JSON map device -> {hostname, port} (the lab writes one), relative to inventory."
-    )
-
-
-class CablingDefaultsSpec(_Strict):
+class CablingDefaultsSpec(Strict):
     """Speed and length of cables whose CSV row has none (NetBox exports carry no speed)."""
 
     speed_gbps: Speed | None = Field(None, description="Speed of a cable whose row has none, Gb/s.")
     cable_m: CableLength | None = Field(None, description="Length of a cable whose row has none, metres.")
 
 
-class InventorySpec(_Strict):
+class InventorySpec(Strict):
     """A netcfg inventory (fabric.yaml): the compact form (`topology`) or the explicit form
     (`devices` + `cabling`)."""
 

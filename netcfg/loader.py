@@ -175,13 +175,14 @@ def describe_validation_error(path: Path, node: yaml.Node | None, exc: Validatio
     return InputError(f"{where}: {field}", expected)
 
 
-def load_model(path: Path, model: type[M], what: str = "YAML file") -> M:
+def load_model(path: Path, model: type[M], what: str = "YAML file", context: object = None) -> M:
+    """A YAML file validated as `model`; `context` reaches the model's validators (`info.context`)."""
     data, node = read_yaml(path, what)
     if data is None:
         raise InputError(str(path), f"{what} is empty; expected a mapping at the top level")
     if not isinstance(data, dict):
         raise InputError(str(path), f"expected a mapping at the top level, got {type(data).__name__}")
     try:
-        return model.model_validate(data)
+        return model.model_validate(data, context=context)
     except ValidationError as exc:
         raise describe_validation_error(path, node, exc) from None

@@ -13,7 +13,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from netcfg.inventory import Connection, Credentials
+    from netcfg.access import Connection, Credentials
     from netcfg.waivers import Waivers
 
 
@@ -79,7 +79,7 @@ class Fabric:
     links: list[Link]
     policy_ref: str
     source: str = ""
-    # How to reach the devices, as the inventory says (netcfg.inventory.Credentials / Connection).
+    # How to reach the devices, as the inventory says (netcfg.access.Credentials / Connection).
     credentials: Credentials | None = None
     connection: Connection | None = None
     # Explicit form only: the cabling CSV row (`file:line`) of each cabled port, and rows that repeat

@@ -28,8 +28,8 @@ from nornir.core.inventory import (
     ParentGroups,
 )
 
+from netcfg.access import Connection, Credentials
 from netcfg.errors import InputError
-from netcfg.inventory import Connection, Credentials
 from netcfg.loader import line_of, read_yaml
 from netcfg.model import Fabric
 from netcfg.platforms import get_platform

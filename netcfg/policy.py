@@ -7,6 +7,7 @@ The schema is the documentation: every field carries its default and why it is w
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from pathlib import Path
 from typing import Literal
 
@@ -18,6 +19,8 @@ from netcfg.resources import data_path
 
 # An ECN threshold above the whole buffer of the largest shallow-buffer switch ASIC (a Tomahawk 5
 # has 165 MB) can never be reached: marking would never start.
+# The KB of the policy's thresholds (`min_kbytes`, `max_kbytes`): decimal, as switch vendors count them.
+KB = 1000
 MAX_ECN_KBYTES = 200_000
 # Timers and DCQCN values end up in EOS lines and sysfs files that take 32-bit numbers at most.
 MAX_MS = 60_000
@@ -240,14 +243,14 @@ class Policy(_Strict):
 
     @field_validator("firmware", "cnp_by_platform")
     @classmethod
-    def _known_platforms(cls, value: dict[str, object]) -> dict[str, object]:
-        # Imported here: platforms render from a Policy.
-        from netcfg.platforms import platform_names
-
-        unknown = sorted(set(value) - set(platform_names()))
+    def _known_platforms(cls, value: dict[str, object], info: ValidationInfo) -> dict[str, object]:
+        # The platform names come from the caller (`load_policy`): platforms render from a Policy,
+        # so the policy cannot ask their registry.
+        known = sorted(info.context.get("platforms", ())) if isinstance(info.context, dict) else None
+        unknown = sorted(set(value) - set(known)) if known is not None else []
         if unknown:
             raise ValueError(
-                f"unknown platform {unknown[0]!r}: expected one of {', '.join(platform_names())} "
+                f"unknown platform {unknown[0]!r}: expected one of {', '.join(known or ())} "
                 "(names are lower case; a firmware rule for no platform would check nothing)"
             )
         return value
@@ -316,8 +319,9 @@ class Policy(_Strict):
         return self.host.roce_tos if self.host.roce_tos is not None else (self.roce.dscp << 2) | 2
 
 
-def load_policy(ref: str, base: Path | None = None) -> Policy:
-    """Load a policy by path, or by name from the bundled `policies/` folder."""
+def load_policy(ref: str, base: Path | None = None, *, platforms: Collection[str] | None = None) -> Policy:
+    """Load a policy by path, or by name from the bundled `policies/` folder. With `platforms` (the
+    caller's platform registry), every per-platform setting must name one of them."""
     candidates = []
     if base is not None:
         candidates.append(base / ref)
@@ -328,7 +332,9 @@ def load_policy(ref: str, base: Path | None = None) -> Policy:
         # Whatever is at a path is the policy meant (a FIFO or an unreadable file is reported as
         # such), except a folder that shares a bundled policy's name.
         if _present(path) and (named_file or not path.is_dir()):
-            return load_model(path, Policy, "policy")
+            return load_model(
+                path, Policy, "policy", {"platforms": platforms} if platforms is not None else None
+            )
     raise InputError(
         f"policy {ref!r}",
         "expected a policy file path or a bundled policy name "

@@ -6,6 +6,7 @@ import json
 from collections.abc import Collection
 from pathlib import Path
 
+from netcfg.checks.catalogue import RULES
 from netcfg.errors import InputError
 from netcfg.files import list_dir, read_text
 from netcfg.intent import fabric_intent
@@ -137,8 +138,6 @@ def unchanged_devices(before: Path, after: Path) -> set[str]:
 def _meta_devices(folder: Path) -> dict[str, dict]:
     """`meta.json`'s per-device entries, each checked: `error` null or {kind, message} with a kind a
     collect rule reports, `fingerprint` null or a string. Anything else is refused, naming the field."""
-    from netcfg.checks import RULES
-
     path = folder / META_FILE
     devices = _read_meta(folder).get("devices")
     if devices is None:

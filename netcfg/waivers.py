@@ -21,7 +21,6 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 
 from netcfg.errors import InputError
 from netcfg.loader import line_of, load_model, read_yaml
-from netcfg.model import Fabric
 
 WAIVERS_FILE = "waivers.yaml"
 # Names and globs of devices, rules and ports: what inventory names allow, plus glob characters and
@@ -170,18 +169,17 @@ class Waivers:
         return _matches_any(self._compiled[index][0], devices)
 
 
-def load_waivers(path: Path, fabric: Fabric) -> Waivers:
-    """Read and validate a waivers file: every rule glob must match a rule and every device glob a
-    device of the inventory (or `(fabric)`), as a typo would otherwise waive nothing in silence."""
-    from netcfg.checks import RULES
-
+def load_waivers(path: Path, devices: Collection[str], rule_ids: Collection[str]) -> Waivers:
+    """Read and validate a waivers file: every rule glob must match one of `rule_ids` (the caller's
+    rule catalogue) and every device glob a device of the inventory (or `(fabric)`), as a typo would
+    otherwise waive nothing in silence."""
     entries = load_model(path, WaiversFile, "waivers file").waivers
     _, node = read_yaml(path, "waivers file")
     lines = [line_of(node, ("waivers", i)) for i in range(len(entries))]
-    devices = {*fabric.devices, "(fabric)"}
+    devices = {*devices, "(fabric)"}
     for i, w in enumerate(entries):
         where = f"{path}:{lines[i]}: waivers.{i}" if lines[i] else f"{path}: waivers.{i}"
-        if not _matches_any(_matcher(w.rule), RULES):
+        if not _matches_any(_matcher(w.rule), rule_ids):
             raise InputError(
                 f"{where}.rule", f"{w.rule!r} matches no rule; expected a rule id of `netcfg rules`"
             )
@@ -190,11 +188,13 @@ def load_waivers(path: Path, fabric: Fabric) -> Waivers:
     return Waivers(entries, path, lines)
 
 
-def waivers_for(fabric: Fabric, path: Path | None) -> Waivers | None:
+def waivers_for(
+    inventory: Path, devices: Collection[str], path: Path | None, rule_ids: Collection[str]
+) -> Waivers | None:
     """The waivers of a run: `--waivers FILE`, else `waivers.yaml` beside the inventory if there is one."""
     if path is None:
-        beside = Path(fabric.source).parent / WAIVERS_FILE
+        beside = inventory.parent / WAIVERS_FILE
         if not beside.is_file():
             return None
         path = beside
-    return load_waivers(path, fabric)
+    return load_waivers(path, devices, rule_ids)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from netcfg.checks import run_checks
+from netcfg.checks.runner import run_checks
 from netcfg.lab.devices import DeviceFaults, apply_faults, cable_faults, live_states
 from netcfg.lab.health import with_link_state
 from netcfg.model import DeviceState, LldpNeighbor, port_ranges

@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from netcfg.checks import run_checks
+from netcfg.checks.runner import run_checks
 from netcfg.platforms import get_platform
 from netcfg.render import render_fabric
 from netcfg.sources import intent_states

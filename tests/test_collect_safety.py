@@ -31,6 +31,7 @@ from netcfg.lab.sshserver import LabServer
 from netcfg.nornir_inventory import Login
 from netcfg.platforms import get_platform, platform_names
 from netcfg.platforms.base import is_read_only
+from netcfg.platforms.simulator import simulator
 from tests.conftest import LAB, ROOT
 
 USER, PASSWORD = "auditor", "Safety-lab-pass-1"
@@ -474,7 +475,11 @@ def test_the_lab_refuses_a_command_that_would_set_pfc_over_ssh(lab_fabric, lab_p
     host = lab_fabric.devices["gpu01"]
     platform = get_platform(host.platform)
     outputs = simulated_outputs(lab_fabric, lab_policy, {})["gpu01"] | {"mlnx_qos -i eth0 --trust pcp": ""}
-    device = LabDevice("gpu01", platform.cli_profile, read_only_responder(platform, shell_responder(outputs)))
+    device = LabDevice(
+        "gpu01",
+        simulator(platform.name).cli_profile,
+        read_only_responder(simulator(platform.name), shell_responder(outputs)),
+    )
     with LabServer([device], username=USER, password=PASSWORD) as server:
         conn = ConnectHandler(
             device_type=platform.netmiko_device_type,
@@ -490,7 +495,7 @@ def test_the_lab_refuses_a_command_that_would_set_pfc_over_ssh(lab_fabric, lab_p
             after = conn.send_command("mlnx_qos -i eth0")
         finally:
             conn.disconnect()
-    assert refused.strip() == platform.cli_profile.invalid_input.format(
+    assert refused.strip() == simulator(platform.name).cli_profile.invalid_input.format(
         command="mlnx_qos -i eth0 --trust pcp"
     )
     assert "Priority trust state: dscp" in after

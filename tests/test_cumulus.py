@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from netcfg.checks import run_checks
+from netcfg.checks.runner import run_checks
 from netcfg.cli import main
 from netcfg.errors import InputError
 from netcfg.intent import device_intent
@@ -16,6 +16,7 @@ from netcfg.inventory import load_fabric
 from netcfg.lab.devices import DeviceFaults, apply_faults, live_states
 from netcfg.model import EcnSetting, Watchdog
 from netcfg.platforms import get_platform
+from netcfg.platforms.simulator import simulator
 from netcfg.policy import Policy, load_policy
 from netcfg.render import render_fabric
 
@@ -417,7 +418,7 @@ def test_the_not_operational_fault_shows_the_policy_applied_and_the_stock_ecn_ru
     state = apply_faults(
         live_states(fabric, policy)["leaf-su1-r4"], DeviceFaults(not_operational=["ecn"]), device
     )
-    outs = NV.render_outputs(state, device)
+    outs = simulator(NV.name).render_outputs(state, device)
     assert "  enabled-tc        0\n" in outs["nv show qos roce"]
     parsed = NV.parse_outputs({c.file: outs[c.cli] for c in NV.commands(device)}, device)
     assert parsed == state
@@ -427,7 +428,7 @@ def test_the_not_operational_fault_shows_the_policy_applied_and_the_stock_ecn_ru
 def test_factory_qos_is_cumulus_before_roce(fabric, policy):
     device = fabric.devices["leaf-su2-r3"]
     stock = apply_faults(live_states(fabric, policy)["leaf-su2-r3"], DeviceFaults(factory_qos=True), device)
-    outs = NV.render_outputs(stock, device)
+    outs = simulator(NV.name).render_outputs(stock, device)
     assert "qos roce" not in outs["nv config show -o commands"]
     parsed = NV.parse_outputs({c.file: outs[c.cli] for c in NV.commands(device)}, device)
     assert parsed == stock

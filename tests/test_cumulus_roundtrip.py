@@ -16,6 +16,7 @@ from netcfg.lab.devices import live_states
 from netcfg.model import DeviceState, Fabric, Watchdog, port_sort_key
 from netcfg.platforms import get_platform
 from netcfg.platforms.cumulus.defaults import ROCE_MODES, STOCK_DSCP_MAP
+from netcfg.platforms.simulator import simulator
 from netcfg.policy import Policy
 from tests.test_roundtrip import ECN, SETTINGS, damaged, policies
 
@@ -144,8 +145,8 @@ def test_outputs_roundtrip(policy: Policy, fabric: Fabric, data: st.DataObject) 
             running = _identity_free(drift(state, data))
             for port in running.interfaces.values():
                 port.mtu = data.draw(st.sampled_from([port.mtu, 1500]))
-            state.not_operational = NV.operational_gap(state, running)
-        outputs = NV.render_outputs(state, device)
+            state.not_operational = simulator(NV.name).operational_gap(state, running)
+        outputs = simulator(NV.name).render_outputs(state, device)
         by_file = {c.file: outputs[c.cli] for c in NV.commands(device)}
         assert NV.parse_outputs(by_file, device) == state
 

@@ -13,12 +13,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from netcfg.checks import Finding, Severity
 from netcfg.cli import main
 from netcfg.drain import MARKER, DrainTarget, drain_reasons, render_drain_list
 from netcfg.lab.devices import DeviceFaults
 from netcfg.lab.fabric import lab_server, write_connection_files
 from netcfg.model import expand_ports, port_ranges
+from netcfg.rules import Finding, Severity
 from tests.conftest import LAB
 
 USER, PASSWORD = "auditor", "drain-Lab-pass1"

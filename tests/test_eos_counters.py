@@ -21,6 +21,7 @@ from netcfg.nornir_inventory import Login
 from netcfg.platforms import get_platform
 from netcfg.platforms.base import is_read_only
 from netcfg.platforms.eos.commands import SHOW_INTERFACES, SHOW_PFC, SHOW_PFC_WATCHDOG, SHOW_PHY
+from netcfg.platforms.simulator import simulator
 from netcfg.policy import Policy
 from netcfg.sources import snapshot_states
 from tests.live_lab import live_audit
@@ -75,7 +76,7 @@ def link_state(state: DeviceState) -> dict[str, tuple[bool | None, int | None]]:
 def parsed_lab(simulated: SimulatedDevice, now: float, reads: int) -> tuple[DeviceState, DeviceState]:
     """(the lab's state at `now` after `reads` readings, what parsing the switch's outputs gives)."""
     state = with_counters(simulated.state, simulated.rates, simulated.roce_queue, now, reads)
-    outputs = EOS.render_outputs(state, simulated.device)
+    outputs = simulator(EOS.name).render_outputs(state, simulated.device)
     files = {c.file: outputs[c.cli] for c in EOS.commands(simulated.device)}
     return state, EOS.parse_outputs(files, simulated.device)
 
@@ -292,7 +293,7 @@ def test_a_state_without_link_state_prints_only_the_management_port(lab_fabric, 
     from netcfg.lab.devices import live_states
 
     state = live_states(lab_fabric, lab_policy)["leaf-su1-r1"]
-    outputs = EOS.render_outputs(state, lab_fabric.devices["leaf-su1-r1"])
+    outputs = simulator(EOS.name).render_outputs(state, lab_fabric.devices["leaf-su1-r1"])
     assert outputs[SHOW_INTERFACES.cli].startswith("Management1 is up")
     files = {c.file: outputs[c.cli] for c in EOS.commands(lab_fabric.devices["leaf-su1-r1"])}
     assert EOS.parse_outputs(files, lab_fabric.devices["leaf-su1-r1"]) == state

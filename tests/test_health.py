@@ -9,8 +9,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from netcfg.checks import run_checks
 from netcfg.checks.health import Readings, grown
+from netcfg.checks.runner import run_checks
 from netcfg.lab.devices import DeviceFaults
 from netcfg.lab.health import EPOCH, with_counters
 from netcfg.lab.snapshot import simulated_devices

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from netcfg.checks import run_checks
+from netcfg.checks.runner import run_checks
 from netcfg.cli import main
 from netcfg.errors import InputError
 from netcfg.inventory import load_fabric

@@ -12,12 +12,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from PIL import Image
 
-from netcfg.checks import Finding, Severity
 from netcfg.cli import main
 from netcfg.drift import Change
 from netcfg.model import expand_ports, port_ranges
 from netcfg.report import FORMATS, Report
 from netcfg.report.layout import fabric_layout
+from netcfg.rules import Finding, Severity
 from tests.browser import Browser
 
 HOSTILE = """</script><script>window.pwned=1</script><img src=x onerror="window.pwned=2">'"&amp;"""

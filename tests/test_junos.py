@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from netcfg.checks import run_checks
+from netcfg.checks.runner import run_checks
 from netcfg.cli import main
 from netcfg.inventory import load_fabric
 from netcfg.lab.devices import DeviceFaults, live_states
@@ -18,6 +18,7 @@ from netcfg.platforms import get_platform
 from netcfg.platforms.base import is_read_only
 from netcfg.platforms.junos.remediate import managed_lines
 from netcfg.platforms.junos.syntax import read_config
+from netcfg.platforms.simulator import simulator
 from netcfg.policy import load_policy
 
 JUNOS = get_platform("junos")
@@ -274,7 +275,7 @@ def test_a_non_junos_file_named_like_a_junos_config_is_refused_with_its_line(tmp
 def _outputs(lab_fabric, lab_policy, name: str = "leaf-su1-r1") -> tuple[Device, dict[str, str]]:
     device = Device(name, Role.LEAF, "junos", su=1, rail=1)
     state = live_states(lab_fabric, lab_policy)[name]
-    outputs = JUNOS.render_outputs(state, device)
+    outputs = simulator(JUNOS.name).render_outputs(state, device)
     return device, {c.file: outputs[c.cli] for c in JUNOS.commands(device)}
 
 

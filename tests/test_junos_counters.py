@@ -21,6 +21,7 @@ from netcfg.nornir_inventory import Login
 from netcfg.platforms import get_platform
 from netcfg.platforms.base import is_read_only
 from netcfg.platforms.junos import counters
+from netcfg.platforms.simulator import simulator
 from netcfg.policy import load_policy
 from netcfg.sources import snapshot_states
 from tests.live_lab import live_audit
@@ -180,7 +181,7 @@ def test_a_state_without_link_state_prints_no_port_and_reads_no_link_facet(junos
             for n, p in simulated.state.interfaces.items()
         },
     )
-    outputs = JUNOS.render_outputs(bare, simulated.device)
+    outputs = simulator(JUNOS.name).render_outputs(bare, simulated.device)
     assert outputs["show interfaces extensive"] == outputs["show interfaces queue"] == ""
     state = JUNOS.parse_outputs(
         {c.file: outputs[c.cli] for c in JUNOS.commands(simulated.device)}, simulated.device
@@ -232,7 +233,7 @@ def test_any_counters_read_back_as_printed(junos_lab, data: st.DataObject):
         for name in data.draw(st.sets(st.sampled_from(sorted(ports))))
     }
     state = dataclasses.replace(simulated.state, interfaces=ports, counters=drawn)
-    outputs = JUNOS.render_outputs(state, simulated.device)
+    outputs = simulator(JUNOS.name).render_outputs(state, simulated.device)
     parsed = JUNOS.parse_outputs(
         {c.file: outputs[c.cli] for c in JUNOS.commands(simulated.device)}, simulated.device
     )

@@ -18,6 +18,7 @@ from netcfg.lab.snapshot import simulated_outputs
 from netcfg.lab.sshserver import LabServer
 from netcfg.nornir_inventory import Login, read_connections
 from netcfg.platforms import get_platform
+from netcfg.platforms.simulator import simulator
 from netcfg.policy import load_policy
 from netcfg.sources import snapshot_states
 from tests.test_junos import write_junos_lab
@@ -141,7 +142,11 @@ def test_the_lab_switch_answers_netmiko_as_junos_does_and_refuses_configuration(
     policy = load_policy(str(inventory / "policy.yaml"))
     junos = get_platform("junos")
     outputs = simulated_outputs(fabric, policy, {})["spine1"]
-    device = LabDevice("spine1", junos.cli_profile, read_only_responder(junos, shell_responder(outputs)))
+    device = LabDevice(
+        "spine1",
+        simulator(junos.name).cli_profile,
+        read_only_responder(simulator(junos.name), shell_responder(outputs)),
+    )
     with LabServer([device], username=LOGIN.username, password=PASSWORD) as server:
         conn = ConnectHandler(
             device_type=junos.netmiko_device_type,

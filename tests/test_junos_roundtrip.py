@@ -19,6 +19,7 @@ from netcfg.model import DeviceState, Fabric
 from netcfg.platforms import get_platform
 from netcfg.platforms.junos import facts
 from netcfg.platforms.junos.render import junos_form
+from netcfg.platforms.simulator import simulator
 from netcfg.policy import Policy
 from tests.test_roundtrip import SETTINGS, damaged, drift, fabrics, policies
 
@@ -96,7 +97,7 @@ def test_drifted_live_outputs_come_back_as_junos_holds_them(
         if device.platform != "junos":
             continue
         state = drift(live, data)
-        outputs = JUNOS.render_outputs(state, device)
+        outputs = simulator(JUNOS.name).render_outputs(state, device)
         by_file = {c.file: outputs[c.cli] for c in JUNOS.commands(device)}
         parsed = JUNOS.parse_outputs(by_file, device)
         assert parsed == junos_form(state)
@@ -166,7 +167,7 @@ def test_damaged_outputs_and_configs_never_crash_the_parser(lab_fabric, lab_poli
     """Lab outputs, production-shaped outputs and a brace config, damaged: a state, never an exception."""
     device = lab_fabric.devices["leaf-su1-r1"]
     state = live_states(lab_fabric, lab_policy)["leaf-su1-r1"]
-    outputs = JUNOS.render_outputs(state, device)
+    outputs = simulator(JUNOS.name).render_outputs(state, device)
     lab = {c.file: outputs[c.cli] for c in JUNOS.commands(device)}
     real = {f: (FIXTURES / p).read_text(encoding="utf-8") for f, p in REAL_SHAPED.items()}
     for files in (lab, real):

@@ -21,6 +21,7 @@ from netcfg.lab.devices import DeviceFaults
 from netcfg.lab.fabric import lab_server, write_connection_files
 from netcfg.model import DeviceState
 from netcfg.nornir_inventory import Login, read_connections
+from netcfg.platforms.simulator import simulator
 from netcfg.sources import snapshot_states, unchanged_devices
 from tests.conftest import LAB
 from tests.live_lab import cli_session
@@ -230,11 +231,10 @@ def test_output_larger_than_one_read_is_collected_whole(lab_fabric, lab_policy):
     from netcfg.collect import send
     from netcfg.lab.profile import LabDevice
     from netcfg.lab.sshserver import LabServer
-    from netcfg.platforms import get_platform
 
     body = "".join(f"interface Ethernet{i}\n   description spine1:Ethernet{i}\n!\n" for i in range(1, 3000))
     text = f"hostname spine1\n{body}end"
-    device = LabDevice("spine1", get_platform("eos").cli_profile, {"show running-config": text}.get)
+    device = LabDevice("spine1", simulator("eos").cli_profile, {"show running-config": text}.get)
     with (
         LabServer([device], username=LOGIN.username, password=PASSWORD) as server,
         cli_session("arista_eos", server.ports["spine1"], LOGIN) as conn,
@@ -249,12 +249,11 @@ def test_colour_codes_are_stripped_and_plain_output_kept_over_ssh(lab_fabric, la
     from netcfg.collect import send
     from netcfg.lab.profile import LabDevice
     from netcfg.lab.sshserver import LabServer
-    from netcfg.platforms import get_platform
 
     coloured = "\x1b[00;32mEthernet1\x1b[0m is up\n\x1b[KEthernet2 is down\x1b[2K\n"
     plain = "Ethernet1 is up, line protocol is up (connected)\n  Hardware is Ethernet [x]\n"
     replies = {"show interfaces": coloured, "show version": plain}
-    device = LabDevice("spine1", get_platform("eos").cli_profile, replies.get)
+    device = LabDevice("spine1", simulator("eos").cli_profile, replies.get)
     with (
         LabServer([device], username=LOGIN.username, password=PASSWORD) as server,
         cli_session("arista_eos", server.ports["spine1"], LOGIN) as conn,
@@ -369,7 +368,7 @@ def test_nornir_inventory_plugin_for_users_scripts(monkeypatch):
 
 
 def test_cabling_is_checked_from_the_leaf_when_the_server_agrees(lab_fabric, lab_policy):
-    from netcfg.checks import run_checks
+    from netcfg.checks.runner import run_checks
     from netcfg.lab.devices import apply_faults, live_states
 
     states = live_states(lab_fabric, lab_policy)

@@ -10,13 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from netcfg.checks import run_checks
+from netcfg.checks.runner import run_checks
 from netcfg.cli import main
 from netcfg.inventory import load_fabric
 from netcfg.lab.devices import DeviceFaults, apply_faults, live_states
 from netcfg.model import Device, DeviceState, EcnSetting, Fabric, LldpNeighbor, Role, Watchdog
 from netcfg.platforms import get_platform
 from netcfg.platforms.base import is_read_only
+from netcfg.platforms.simulator import simulator
 from netcfg.policy import Policy, load_policy
 from netcfg.sources import intent_states
 from tests.conftest import ROOT
@@ -495,7 +496,7 @@ def test_a_qos_group_paused_by_another_priority(fabric, policy):
 def test_factory_qos_is_the_stock_nexus(fabric, policy):
     leaf = fabric.devices["leaf-su2-r4"]
     state = apply_faults(live_states(fabric, policy)[leaf.name], DeviceFaults(factory_qos=True), leaf)
-    outputs_ = NXOS.render_outputs(state, leaf)
+    outputs_ = simulator(NXOS.name).render_outputs(state, leaf)
     parsed = NXOS.parse_outputs({c.file: outputs_[c.cli] for c in NXOS.commands(leaf)}, leaf)
     port = parsed.interfaces["Ethernet1/1"]
     assert (port.mtu, port.trust, port.pfc_enabled, port.ecn, port.watchdog) == (

@@ -15,6 +15,7 @@ from netcfg.inventory import InventorySpec, expand_topology
 from netcfg.lab.devices import live_states
 from netcfg.model import DSCP_VALUES, Device, DeviceState, Fabric, Role, Watchdog
 from netcfg.platforms import get_platform
+from netcfg.platforms.simulator import simulator
 from netcfg.policy import Policy, WatchdogPolicy
 from tests.test_roundtrip import ECN, SETTINGS, damaged, policies
 
@@ -128,7 +129,7 @@ def test_parse_render_outputs_roundtrip(policy: Policy, fabric: Fabric, data: st
     live = live_states(fabric, policy)
     for device in _switches(fabric):
         state = nxos_drift(live[device.name], data, live=True)
-        outputs = NXOS.render_outputs(state, device)
+        outputs = simulator(NXOS.name).render_outputs(state, device)
         by_file = {c.file: outputs[c.cli] for c in NXOS.commands(device)}
         assert NXOS.parse_outputs(by_file, device) == state
 
@@ -171,7 +172,7 @@ def _lab_outputs(lab_fabric: Fabric, lab_policy: Policy) -> dict[str, str]:
     }
     fabric = Fabric(lab_fabric.name, lab_fabric.rails, devices, lab_fabric.links, lab_fabric.policy_ref)
     device = devices["leaf-su1-r1"]
-    outputs = NXOS.render_outputs(live_states(fabric, lab_policy)[device.name], device)
+    outputs = simulator(NXOS.name).render_outputs(live_states(fabric, lab_policy)[device.name], device)
     return {c.file: outputs[c.cli] for c in NXOS.commands(device)}
 
 

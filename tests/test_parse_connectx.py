@@ -8,6 +8,7 @@ import pytest
 
 from netcfg.model import Device, DeviceState, LldpNeighbor, Nic, Role
 from netcfg.platforms import get_platform
+from netcfg.platforms.simulator import simulator
 
 FIXTURES = Path(__file__).parent / "fixtures" / "connectx"
 cx = get_platform("connectx")
@@ -356,7 +357,7 @@ def lab_host_findings(lab_fabric, lab_policy, name: str, **replace: str | None) 
     from netcfg.lab.devices import live_states
 
     device = lab_fabric.devices[name]
-    rendered = cx.render_outputs(live_states(lab_fabric, lab_policy)[name], device)
+    rendered = simulator(cx.name).render_outputs(live_states(lab_fabric, lab_policy)[name], device)
     outputs = {c.file: rendered[c.cli] for c in cx.commands(device)}
     for file, text in replace.items():
         if text is None:
@@ -400,7 +401,7 @@ def test_an_unreadable_nic_output_is_one_finding_and_nothing_else(lab_fabric, la
     from netcfg.lab.devices import live_states
 
     device = lab_fabric.devices["gpu01"]
-    rendered = cx.render_outputs(live_states(lab_fabric, lab_policy)["gpu01"], device)
+    rendered = simulator(cx.name).render_outputs(live_states(lab_fabric, lab_policy)["gpu01"], device)
     text = {c.file: rendered[c.cli] for c in cx.commands(device)}[file]
     findings = lab_host_findings(lab_fabric, lab_policy, "gpu01", **{file: damage(text) if damage else None})
     assert [f.rule for f in findings] == ["parse.unknown_output"]

@@ -10,6 +10,7 @@ import pytest
 from netcfg.model import Device, DeviceState, EcnSetting, LldpNeighbor, Role, Watchdog
 from netcfg.platforms import get_platform
 from netcfg.platforms.eos import SEGMENT_BYTES
+from netcfg.platforms.simulator import simulator
 
 FIXTURES = Path(__file__).parent / "fixtures" / "eos"
 eos = get_platform("eos")
@@ -535,7 +536,9 @@ def lab_leaf_findings(lab_fabric, lab_policy, running: str) -> list:
     from netcfg.lab.devices import live_states
 
     device = lab_fabric.devices["leaf-su1-r1"]
-    lldp = eos.render_outputs(live_states(lab_fabric, lab_policy)[device.name], device)["show lldp neighbors"]
+    lldp = simulator(eos.name).render_outputs(live_states(lab_fabric, lab_policy)[device.name], device)[
+        "show lldp neighbors"
+    ]
     state = eos.parse_outputs(outputs(running=running, lldp=lldp), device)
     return [f for f in run_checks(lab_fabric, lab_policy, {device.name: state}) if f.device == device.name]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from netcfg.checks import run_checks
+from netcfg.checks.runner import run_checks
 from netcfg.cli import main
 from netcfg.inventory import load_fabric
 from netcfg.sources import intent_states

@@ -16,11 +16,12 @@ import jsonschema
 import pytest
 import xmlschema
 
-from netcfg.checks import RULES, Finding, Severity
+from netcfg.checks.catalogue import RULES
 from netcfg.cli import main
 from netcfg.render import render_fabric
 from netcfg.report import FORMATS, Report
 from netcfg.report.table import print_table
+from netcfg.rules import Finding, Severity
 from tests.conftest import LAB, ROOT
 from tests.test_internal import DEMO_FINDINGS
 

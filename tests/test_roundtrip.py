@@ -13,6 +13,7 @@ from netcfg.inventory import InventorySpec, expand_topology
 from netcfg.lab.devices import live_states
 from netcfg.model import Device, DeviceState, EcnSetting, Fabric, Role, Watchdog
 from netcfg.platforms import get_platform
+from netcfg.platforms.simulator import simulator
 from netcfg.policy import Policy
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -124,7 +125,7 @@ def test_parse_render_outputs_roundtrip(policy: Policy, fabric: Fabric, data: st
         device = fabric.devices[name]
         platform = get_platform(device.platform)
         state = drift(live, data)
-        outputs = platform.render_outputs(state, device)
+        outputs = simulator(platform.name).render_outputs(state, device)
         by_file = {c.file: outputs[c.cli] for c in platform.commands(device)}
         assert platform.parse_outputs(by_file, device) == state
 
@@ -162,7 +163,7 @@ def test_damaged_outputs_never_crash_the_parser(lab_fabric, lab_policy, data: st
     for name in ("leaf-su1-r1", "gpu01"):
         device = fabric.devices[name]
         platform = get_platform(device.platform)
-        outputs = platform.render_outputs(live[name], device)
+        outputs = simulator(platform.name).render_outputs(live[name], device)
         files = {c.file: outputs[c.cli] for c in platform.commands(device)}
         state = platform.parse_outputs(data.draw(damaged(files)), device)
         assert state.name == name

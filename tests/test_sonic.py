@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from netcfg.checks import RULES, run_checks
+from netcfg.checks.catalogue import RULES
+from netcfg.checks.runner import run_checks
 from netcfg.cli import main
 from netcfg.headroom import headroom
 from netcfg.intent import device_intent, fabric_intent
@@ -24,6 +25,7 @@ from netcfg.lab.fabric import read_only_responder, shell_responder
 from netcfg.model import DeviceState, Fabric, PgBuffer, Watchdog
 from netcfg.platforms import get_platform
 from netcfg.platforms.base import is_read_only
+from netcfg.platforms.simulator import simulator
 from netcfg.policy import Policy, load_policy
 from netcfg.sources import intent_states
 from tests.test_roundtrip import ECN, SETTINGS, damaged, fabrics, policies
@@ -436,7 +438,7 @@ def test_unreadable_running_config_is_an_input_error(fabric, policy):
 def test_stock_azure_state_renders_and_reads_back_with_its_names(fabric, policy):
     live = live_states(fabric, policy)["leaf-su1-r1"]
     stock = apply_faults(live, DeviceFaults(factory_qos=True), leaf(fabric))
-    outputs_by_cli = sonic.render_outputs(stock, leaf(fabric))
+    outputs_by_cli = simulator(sonic.name).render_outputs(stock, leaf(fabric))
     files = {c.file: outputs_by_cli[c.cli] for c in sonic.commands(leaf(fabric))}
     assert sonic.parse_outputs(files, leaf(fabric)) == stock
     assert '"AZURE": {' in files["show_runningconfiguration_all"]
@@ -447,8 +449,8 @@ def test_collection_is_read_only_and_the_lab_refuses_anything_else(fabric, polic
     device = leaf(fabric)
     for cli in [c.cli for c in sonic.commands(device)] + [b.cli for b in sonic.batches(device)]:
         assert is_read_only(sonic, cli), cli
-    replies = sonic.render_outputs(live_states(fabric, policy)[device.name], device)
-    respond = read_only_responder(sonic, shell_responder(replies))
+    replies = simulator(sonic.name).render_outputs(live_states(fabric, policy)[device.name], device)
+    respond = read_only_responder(simulator(sonic.name), shell_responder(replies))
     (batch,) = sonic.batches(device)
     assert set(batch.split(respond(batch.cli))) == {c.file for c in sonic.commands(device)}
     for write in (
@@ -571,7 +573,7 @@ def test_parse_render_outputs_roundtrip(fabric: Fabric, data: st.DataObject) -> 
     for name, live in switches.items():
         device = fabric.devices[name]
         state = drift(live, data, policy.lossless) if name == drifted else live
-        replies = sonic.render_outputs(state, device)
+        replies = simulator(sonic.name).render_outputs(state, device)
         files = {c.file: replies[c.cli] for c in sonic.commands(device)}
         assert sonic.parse_outputs(files, device) == state
 
@@ -582,7 +584,7 @@ def test_damaged_outputs_and_configs_never_crash_the_parser(fabric, policy, data
     """Whatever a switch prints or a file holds, parsing gives a state (with unknowns), never an error."""
     device = leaf(fabric)
     stock = apply_faults(live_states(fabric, policy)[device.name], DeviceFaults(factory_qos=True), device)
-    replies = sonic.render_outputs(stock, device)
+    replies = simulator(sonic.name).render_outputs(stock, device)
     files = data.draw(st.sampled_from([outputs(), {c.file: replies[c.cli] for c in sonic.commands(device)}]))
     assert sonic.parse_outputs(data.draw(damaged(files)), device).name == device.name
     config = data.draw(damaged({"config": STOCK.read_text()}))["config"]

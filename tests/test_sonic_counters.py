@@ -16,6 +16,7 @@ from netcfg.lab.devices import DeviceFaults
 from netcfg.lab.health import with_counters
 from netcfg.lab.snapshot import simulated_devices
 from netcfg.model import Device, DeviceState, Fabric, PortCounters
+from netcfg.platforms.simulator import simulator
 from netcfg.platforms.sonic.counters import COUNTER_COMMANDS
 from netcfg.policy import Policy, load_policy
 from tests.test_roundtrip import SETTINGS
@@ -156,7 +157,7 @@ def shown(state: DeviceState) -> DeviceState:
 
 
 def roundtrip(state: DeviceState, device) -> DeviceState:
-    replies = sonic.render_outputs(state, device)
+    replies = simulator(sonic.name).render_outputs(state, device)
     return sonic.parse_outputs({c.file: replies[c.cli] for c in sonic.commands(device)}, device)
 
 

@@ -19,6 +19,7 @@ from netcfg.lab.devices import DeviceFaults, apply_faults, live_states
 from netcfg.model import Device, DeviceState, LldpNeighbor, Nic, Role
 from netcfg.platforms import get_platform
 from netcfg.platforms.base import Command, is_read_only
+from netcfg.platforms.simulator import simulator
 from netcfg.policy import load_policy
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -200,7 +201,7 @@ def lab_outputs(fabric, policy, name: str, faults: DeviceFaults | None = None) -
     live = live_states(fabric, policy)[name]
     if faults is not None:
         live = apply_faults(live, faults, device)
-    rendered = thor.render_outputs(live, device)
+    rendered = simulator(thor.name).render_outputs(live, device)
     return {c.file: rendered[c.cli] for c in thor.commands(device)}
 
 
@@ -241,7 +242,7 @@ def test_the_policy_asks_thor_only_for_the_dcqcn_knob_it_has(fabric, policy):
     live = live_states(fabric, policy)["gpu02"]
     assert all(port.dcqcn == {"min_time_between_cnps": 4} for port in live.interfaces.values())
     live.interfaces["eth1"].dcqcn = {"min_time_between_cnps": 20}
-    rendered = thor.render_outputs(live, device)
+    rendered = simulator(thor.name).render_outputs(live, device)
     state = thor.parse_outputs({c.file: rendered[c.cli] for c in thor.commands(device)}, device)
     found = [f for f in run_checks(fabric, policy, {"gpu02": state}) if f.device == "gpu02"]
     assert [(f.rule, f.interface, f.expected, f.actual) for f in found] == [("host.dcqcn", "eth1", "4", "20")]

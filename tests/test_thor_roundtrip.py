@@ -13,6 +13,7 @@ from netcfg.inventory import InventorySpec, expand_topology
 from netcfg.lab.devices import live_states
 from netcfg.model import DeviceState, Fabric
 from netcfg.platforms import get_platform
+from netcfg.platforms.simulator import simulator
 from netcfg.platforms.thor.bnxt import hex_value
 from netcfg.policy import Policy
 from tests.test_roundtrip import SETTINGS, damaged, policies
@@ -108,7 +109,7 @@ def test_parse_render_script_roundtrip(policy: Policy, fabric: Fabric, data: st.
 def test_parse_render_outputs_roundtrip(policy: Policy, fabric: Fabric, data: st.DataObject) -> None:
     for device, live in thor_hosts(fabric, policy):
         state = drift(live, data)
-        outputs = thor.render_outputs(state, device)
+        outputs = simulator(thor.name).render_outputs(state, device)
         assert thor.parse_outputs({c.file: outputs[c.cli] for c in thor.commands(device)}, device) == state
 
 
@@ -131,7 +132,7 @@ def test_damaged_outputs_and_scripts_never_crash_the_parser(data: st.DataObject,
     if source == "lab":
         fabric = data.draw(thor_fabrics())
         device, live = next(iter(thor_hosts(fabric, data.draw(thor_policies()))))
-        rendered = thor.render_outputs(live, device)
+        rendered = simulator(thor.name).render_outputs(live, device)
         files = {c.file: rendered[c.cli] for c in thor.commands(device)}
         script = thor.render_config(live, device)
     else:

@@ -1,22 +1,7 @@
-"""Checks read only DeviceState, Fabric and Policy. Importing this package registers every rule:
-the shared ones here, then each platform's own (`Platform.rule_modules`)."""
+"""The shared rules, one module per scope (device, link, fabric, cabling, plan, health, collection,
+waivers), and the runner that applies them.
 
-from importlib import import_module
-
-from netcfg.checks import cabling, collection, device, fabric, health, link, plan, waiver
-from netcfg.checks.base import RULES, Finding, Severity
-from netcfg.checks.runner import run_checks, worst
-from netcfg.platforms.base import registry
-
-__all__ = ["RULES", "Finding", "Severity", "run_checks", "worst"]
-_RULE_MODULES = (
-    cabling,
-    collection,
-    device,
-    fabric,
-    health,
-    link,
-    plan,
-    waiver,
-    *(import_module(m) for p in registry().values() for m in p.rule_modules),
-)
+Rules build on the rule API in `netcfg.rules`. `netcfg.checks.catalogue` registers every rule (the
+shared ones, then each platform's own); `netcfg.checks.runner` runs them. This package imports
+neither, so importing one rule module loads no platform.
+"""

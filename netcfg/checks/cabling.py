@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from netcfg.checks.base import CheckContext, Issue, Severity, rule
 from netcfg.model import Link, Role, port_sort_key
+from netcfg.rules import CheckContext, Issue, Severity, rule
 
 # (device, port): tuples hash far faster than Endpoint objects, and a fabric has ~200,000 of them.
 Port = tuple[str, str]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from netcfg.checks.base import CheckContext, Issue, Severity, rule
 from netcfg.model import Device, DeviceState
+from netcfg.rules import CheckContext, Issue, Severity, rule
 
 
 def _collection(kind: str, state: DeviceState) -> Iterator[Issue]:

@@ -5,50 +5,23 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from operator import attrgetter
-from typing import cast
 
-from netcfg.checks.base import (
+from netcfg.headroom import headroom
+from netcfg.intent import host_dcqcn
+from netcfg.model import Device, DeviceState, EcnSetting
+from netcfg.platforms import get_platform
+from netcfg.policy import KB, Policy, VersionRule
+from netcfg.rules import (
     CheckContext,
     Issue,
     Severity,
     compare,
     compare_ports,
+    fabric_ports,
     kilobytes,
     rule,
     show,
 )
-from netcfg.headroom import headroom
-from netcfg.intent import KB, host_dcqcn
-from netcfg.model import Device, DeviceState, EcnSetting, InterfaceState
-from netcfg.platforms import get_platform
-from netcfg.policy import Policy, VersionRule
-
-
-def fabric_port_names(device: Device, ctx: CheckContext) -> list[str]:
-    """The cabled ports of a switch, or the NICs of a host (worked out once per device and run: two
-    dozen rules walk them)."""
-    key = f"port names {device.name}"
-    found = ctx.memo.get(key)
-    if found is None:
-        if not device.is_switch:
-            found = [nic.netdev for nic in device.nics]
-        else:
-            found = [local.interface for local, _, _ in ctx.fabric.links_of(device.name)]
-        ctx.memo[key] = found
-    return cast(list[str], found)
-
-
-def fabric_ports(state: DeviceState, device: Device, ctx: CheckContext) -> list[InterfaceState]:
-    """The cabled ports of a switch, or the NICs of a host; a missing one is an empty, unknown port.
-    Once per state and run, as `fabric_port_names`."""
-    key = f"ports {id(state)}"
-    found = ctx.memo.get(key)
-    if found is None:
-        interfaces = state.interfaces
-        found = ctx.memo[key] = [
-            interfaces.get(name) or InterfaceState(name=name) for name in fabric_port_names(device, ctx)
-        ]
-    return cast(list[InterfaceState], found)
 
 
 @rule("qos.trust", Severity.ERROR, fields=("trust",))

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 
-from netcfg.checks.base import CheckContext, Issue, Severity, rule, show
-from netcfg.checks.device import ecn_within_policy, fabric_ports
-from netcfg.intent import KB
+from netcfg.checks.device import ecn_within_policy
 from netcfg.model import Device, DeviceState, EcnSetting, Role, Watchdog
+from netcfg.policy import KB
+from netcfg.rules import CheckContext, Issue, Severity, fabric_ports, rule, show
 
 
 def qos_fingerprint(state: DeviceState, device: Device, ctx: CheckContext) -> dict[str, str]:

@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from operator import attrgetter, methodcaller, sub
 from typing import Any, cast
 
-from netcfg.checks.base import CheckContext, Issue, Severity, rule
-from netcfg.checks.device import fabric_port_names, fabric_ports
 from netcfg.model import Device, DeviceState, PortCounters
+from netcfg.rules import CheckContext, Issue, Severity, fabric_port_names, fabric_ports, rule
 
 
 @dataclass(slots=True)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from netcfg.checks.base import CheckContext, Issue, Severity, rule, show
 from netcfg.model import DeviceState, Endpoint, InterfaceState, Link
+from netcfg.rules import CheckContext, Issue, Severity, rule, show
 
 
 def _port(state: DeviceState, end: Endpoint) -> InterfaceState:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from netcfg.checks.base import CheckContext, Issue, Severity, rule
 from netcfg.model import Endpoint, Fabric, Link, Role
+from netcfg.rules import CheckContext, Issue, Severity, rule
 
 # The tiers a cable may join: hosts to leaves, leaves to spines, spines to super-spines.
 _ADJACENT = {

@@ -7,10 +7,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from netcfg import waivers
-from netcfg.checks.base import RULES, CheckContext, Finding, Issue, Rule, Severity
+from netcfg.checks.catalogue import RULES
 from netcfg.model import DeviceState, Fabric, Link, port_ranges, port_sort_key
 from netcfg.platforms import get_platform
 from netcfg.policy import Policy
+from netcfg.rules import CheckContext, Finding, Issue, Rule, Severity
 from netcfg.waivers import Decision
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import date
 
-from netcfg.checks.base import CheckContext, Issue, Severity, rule
+from netcfg.rules import CheckContext, Issue, Severity, rule
 from netcfg.waivers import Waivers
 
 

@@ -1,14 +1,17 @@
 """A local SSH lab of simulated switches and hosts, for tests and demos without real hardware.
 
 `netcfg.lab.profile` describes a device as data; `netcfg.lab.sshserver` serves devices over SSH.
-The SSH server is imported lazily here, so describing a platform never loads asyncssh.
+What each platform's devices print comes from its simulator (`netcfg.platforms.simulator`, the
+platform's `lab.py`). The SSH server is imported lazily here, so building a lab never loads asyncssh
+before it serves.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from netcfg.lab.profile import CliProfile, LabDevice, TransportFault
+from netcfg.lab.profile import LabDevice, TransportFault
+from netcfg.platforms.simulator import CliProfile
 
 __all__ = ["KEX_ALGS", "CliProfile", "LabDevice", "LabServer", "TransportFault"]
 

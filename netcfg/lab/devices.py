@@ -55,7 +55,7 @@ from netcfg.lab.health import (
 )
 from netcfg.loader import load_model
 from netcfg.model import Device, DeviceState, Endpoint, Fabric, InterfaceState, LldpNeighbor
-from netcfg.platforms import get_platform
+from netcfg.platforms.simulator import simulator
 from netcfg.policy import Policy
 
 _Priority = Annotated[int, Field(ge=0, le=7)]
@@ -138,13 +138,13 @@ def live_states(fabric: Fabric, policy: Policy) -> dict[str, DeviceState]:
     for name, state in states.items():
         state.facets = frozenset({"qos", "version", "lldp"})
         device = fabric.devices[name]
-        platform = get_platform(device.platform)
+        played = simulator(device.platform)
         rule = policy.firmware.get(device.platform)
-        version = rule.allowed[-1] if rule and rule.allowed else platform.lab_version
+        version = rule.allowed[-1] if rule and rule.allowed else played.version
         if device.is_switch:
-            state.os_version, state.model = version, platform.lab_model
+            state.os_version, state.model = version, played.model
         else:
-            driver = min(platform.nic_drivers, default=None)
+            driver = min(played.platform.nic_drivers, default=None)
             for port in state.interfaces.values():
                 port.firmware, port.driver = version, driver
         state.lldp = [
@@ -202,7 +202,7 @@ def port_rates(faults: DeviceFaults | None) -> tuple[PortRates, dict[str, PortRa
 def apply_faults(state: DeviceState, faults: DeviceFaults, device: Device) -> DeviceState:
     """A copy of the state with the fault's setting changes applied."""
     if faults.factory_qos:
-        stock = get_platform(device.platform).factory_qos(state, device)
+        stock = simulator(device.platform).factory_qos(state, device)
         if stock is None:
             raise InputError(
                 f"faults: devices.{device.name}.factory_qos",
@@ -281,8 +281,8 @@ _PORT_FIELDS = {
 def _not_operational(state: DeviceState, faults: DeviceFaults, device: Device) -> dict[str, tuple[str, str]]:
     """What the device shows as applied but not running: its configuration is `state`, its hardware runs
     the platform's stock value of each named setting."""
-    platform = get_platform(device.platform)
-    stock = platform.factory_qos(state, device)
+    played = simulator(device.platform)
+    stock = played.factory_qos(state, device)
     where = f"faults: devices.{device.name}.not_operational"
     if stock is None:
         raise InputError(where, f"platform {device.platform} does not model its stock QoS")
@@ -294,7 +294,7 @@ def _not_operational(state: DeviceState, faults: DeviceFaults, device: Device) -
     }
     dscp_map = stock.dscp_map if "dscp_map" in faults.not_operational else state.dscp_map
     running = dataclasses.replace(state, interfaces=ports, dscp_map=dict(dscp_map))
-    gap = platform.operational_gap(state, running)
+    gap = played.operational_gap(state, running)
     if not gap:
         raise InputError(
             where,

@@ -15,8 +15,7 @@ from netcfg.lab.profile import LabDevice, TransportFault
 from netcfg.lab.snapshot import SimulatedDevice, simulated_devices
 from netcfg.lab.sshserver import LabServer
 from netcfg.model import Fabric
-from netcfg.platforms import Platform, get_platform
-from netcfg.platforms.base import is_read_only
+from netcfg.platforms.simulator import Simulator, simulator
 from netcfg.policy import Policy
 
 
@@ -62,33 +61,33 @@ def shell_responder(
 
 
 def read_only_responder(
-    platform: Platform, respond: Callable[[str], str | None]
+    played: Simulator, respond: Callable[[str], str | None]
 ) -> Callable[[str], str | None]:
     """`respond`, for the platform's read-only commands only: anything else gets the platform's
     invalid-input text, as a device would answer a command it refuses, and changes nothing."""
 
     def gated(line: str) -> str | None:
-        return respond(line) if is_read_only(platform, line) else None
+        return respond(line) if played.answers(line) else None
 
     return gated
 
 
-def _session_responder(platform: Platform, simulated: SimulatedDevice) -> Callable[[str], str | None]:
+def _session_responder(played: Simulator, simulated: SimulatedDevice) -> Callable[[str], str | None]:
     """One session's replies: the device is read when the session first asks for an output, and
     every later command of the session answers from that reading."""
-    return read_only_responder(platform, shell_responder(cache(simulated.outputs)))
+    return read_only_responder(played, shell_responder(cache(simulated.outputs)))
 
 
 def lab_devices(fabric: Fabric, policy: Policy, faults: dict[str, DeviceFaults]) -> list[LabDevice]:
     devices = []
     for name, simulated in simulated_devices(fabric, policy, faults).items():
-        platform = get_platform(fabric.devices[name].platform)
+        played = simulator(fabric.devices[name].platform)
         devices.append(
             LabDevice(
                 name=name,
-                profile=platform.cli_profile,
+                profile=played.cli_profile,
                 fault=transport_fault(faults.get(name)),
-                sessions=partial(_session_responder, platform, simulated),
+                sessions=partial(_session_responder, played, simulated),
             )
         )
     return devices

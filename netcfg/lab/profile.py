@@ -1,28 +1,14 @@
 """What a simulated device is, as data: its CLI behaviour, its replies and its injected faults.
 
-Kept free of asyncssh so platform modules can describe their CLI without importing the SSH server.
+Kept free of asyncssh, so building a lab fabric does not load the SSH server.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 
-
-@dataclass(frozen=True)
-class CliProfile:
-    """How one platform's CLI behaves over SSH (data, supplied by platform modules).
-
-    ``prompt`` is a ``str.format`` template with ``{name}`` and ``{user}``, e.g. ``"{name}#"`` (EOS) or
-    ``"{user}@{name}:~$ "`` (Linux host). ``setup_replies`` maps exact command lines to the text the CLI
-    prints for them; drivers such as netmiko's ``arista_eos`` wait for these confirmations during session
-    preparation, and ``""`` means the command prints nothing. ``invalid_input`` is a ``str.format``
-    template with ``{command}``, e.g. ``"% Invalid input"`` or ``"-bash: {command}: command not found"``.
-    """
-
-    prompt: str
-    setup_replies: Mapping[str, str]
-    invalid_input: str
+from netcfg.platforms.simulator import CliProfile
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from netcfg import __version__
 from netcfg.lab.devices import DeviceFaults, apply_faults, cable_faults, live_states, port_rates
 from netcfg.lab.health import PortRates, with_counters, with_link_state
 from netcfg.model import Device, DeviceState, Fabric
-from netcfg.platforms import get_platform
+from netcfg.platforms.simulator import simulator
 from netcfg.policy import Policy
 from netcfg.snapshot import SnapshotWriter
 
@@ -32,7 +32,7 @@ class SimulatedDevice:
         at = time.time() if now is None else now
         state = with_counters(self.state, self.rates, self.roce_queue, at, self.reads)
         self.reads += 1
-        return get_platform(self.device.platform).render_outputs(state, self.device)
+        return simulator(self.device.platform).render_outputs(state, self.device)
 
 
 def simulated_devices(
@@ -81,8 +81,8 @@ def write_simulated_snapshot(
     devices = {}
     for name, outputs in simulated_outputs(fabric, policy, faults, at, reads).items():
         device = fabric.devices[name]
-        commands = get_platform(device.platform).commands(device)
-        platform = get_platform(device.platform)
+        platform = simulator(device.platform).platform
+        commands = platform.commands(device)
         digest = writer.write_device(
             name, {c.file: outputs[c.cli] for c in commands}, platform.counter_files(device)
         )

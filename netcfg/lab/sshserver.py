@@ -24,8 +24,9 @@ from types import TracebackType
 
 import asyncssh
 
-from netcfg.lab.profile import CliProfile, LabDevice, TransportFault
+from netcfg.lab.profile import LabDevice, TransportFault
 from netcfg.lab.session import serve_process
+from netcfg.platforms.simulator import CliProfile
 
 try:
     import resource

@@ -1,7 +1,9 @@
 """Platform modules register themselves here; shared code looks them up by name.
 
-Every module and package in this folder is imported, so adding a platform is adding its module (or
-package) and its templates folder: nothing else in the codebase names it.
+Every package in this folder is imported, so adding a platform is adding its package and its
+templates folder: nothing else in the codebase names it. The modules beside them are what platforms
+share (`base`: the Platform contract and registry; `simulator`: the lab's simulator contract;
+`secrets`, `foreign`); a package may also be shared code that registers no platform (`linux`).
 """
 
 from __future__ import annotations
@@ -12,10 +14,11 @@ from importlib import import_module
 from netcfg.errors import InputError
 from netcfg.platforms.base import Command, Platform, registry
 
-__all__ = ["Command", "Platform", "get_platform", "platform_names"]
+__all__ = ["Command", "Platform", "get_platform", "platform_names", "registry"]
 _LOADED = tuple(
     import_module(f"{__name__}.{m.name}")
     for m in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name)
+    if m.ispkg
 )
 
 

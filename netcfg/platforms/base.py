@@ -7,7 +7,6 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
-from netcfg.lab.profile import CliProfile
 from netcfg.model import Device, DeviceState, InterfaceState, PgBuffer
 
 if TYPE_CHECKING:
@@ -69,15 +68,14 @@ _MARKER_RE = re.compile(r"=== (.+) ===")
 
 
 class Platform(ABC):
-    """One platform: how to render intent, parse state back, and reach the device."""
+    """One platform: how to render intent, parse state back, and reach the device. What the lab needs
+    to simulate one is its `Simulator` (`netcfg.platforms.simulator`), kept apart."""
 
     name: ClassVar[str]
     kind: ClassVar[Literal["switch", "host"]]
     netmiko_device_type: ClassVar[str]
     config_suffix: ClassVar[str]
     description: ClassVar[str]
-    # How the device's CLI behaves over SSH, for the lab that plays it.
-    cli_profile: ClassVar[CliProfile]
     # hier_config platform name for remediation, or None where config is not a tree (host scripts).
     hier_config_platform: ClassVar[str | None] = None
     # Snapshot file holding the running config, for `netcfg diff`.
@@ -98,10 +96,6 @@ class Platform(ABC):
     port_buffer_settings: ClassVar[frozenset[str]] = frozenset()
     # The cable length the platform assumes when none is set, metres (named in the cable-length warning).
     default_cable_m: ClassVar[int | None] = None
-    # What the lab's devices of this platform report: the version (NOS, or NIC firmware) when the
-    # policy allows none by name, and the switch model.
-    lab_version: ClassVar[str] = ""
-    lab_model: ClassVar[str | None] = None
     # Modules holding the platform's own rules (its known stock traps, named as operators know them);
     # `netcfg.checks` imports them after the shared rules.
     rule_modules: ClassVar[tuple[str, ...]] = ()
@@ -130,10 +124,6 @@ class Platform(ABC):
     def parse_outputs(self, outputs: dict[str, str], device: Device) -> DeviceState:
         """DeviceState from raw command outputs keyed by `Command.file`."""
 
-    @abstractmethod
-    def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:
-        """Command outputs a device in this state would print, keyed by `Command.cli` (the lab's replies)."""
-
     def mask_secrets(self, text: str) -> str:
         """Output with passwords, keys and communities masked, before it is saved."""
         return text
@@ -158,22 +148,11 @@ class Platform(ABC):
         without a cable length, says so here). Default: as asked."""
         return port
 
-    def factory_qos(self, state: DeviceState, device: Device) -> DeviceState | None:
-        """The state with its QoS as the platform ships it before anyone configures RoCE (the lab's
-        `factory_qos` fault, e.g. SONiC's stock AZURE maps); None where the platform does not model it."""
-        return None
-
     def complete_intent(self, state: DeviceState, policy: Policy) -> DeviceState:
         """The intent with what the platform runs beyond what the policy names (code points and classes
         the policy leaves alone), where the platform's read-back shows them: parse(render(intent)) must
         give the intent back. Default: the intent as the policy makes it."""
         return state
-
-    def operational_gap(self, applied: DeviceState, running: DeviceState) -> dict[str, tuple[str, str]]:
-        """What a device whose configuration is `applied` but whose hardware runs `running` shows as
-        applied but not operational, as `DeviceState.not_operational` holds it (the lab's
-        `not_operational` fault). Empty where the platform shows one value per setting."""
-        return {}
 
 
 def is_read_only(platform: Platform, cli: str) -> bool:

@@ -9,8 +9,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from netcfg.checks import RULES, Finding, Severity
+from netcfg.checks.catalogue import RULES
 from netcfg.model import DeviceState
+from netcfg.rules import Finding, Severity
 
 if TYPE_CHECKING:
     from netcfg.drift import Change

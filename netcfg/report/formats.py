@@ -6,9 +6,10 @@ import json
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 
-from netcfg.checks import RULES, Finding
+from netcfg.checks.catalogue import RULES
 from netcfg.report.base import Report
 from netcfg.report.locations import file_line
+from netcfg.rules import Finding
 
 # Findings that mean a device's settings could not be checked at all: JUnit calls that an error
 # (the test could not run), not a failure (the test ran and the setting is wrong).

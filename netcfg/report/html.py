@@ -16,12 +16,12 @@ import json
 from collections.abc import Iterable
 from html import escape
 
-from netcfg.checks import Finding, Severity
 from netcfg.model import Endpoint, Role, expand_ports
 from netcfg.report.base import Report
 from netcfg.report.formats import UNCHECKED_RULES
 from netcfg.report.layout import FabricLayout, HostPlace, NicPlace, SwitchPlace
 from netcfg.report.locations import file_line
+from netcfg.rules import Finding, Severity
 
 # A cell's status, worst first: an error, then what could not be checked (not collected, output
 # netcfg could not read: unknown is not pass), then warnings and notes. "o" is clean, "n" a device the

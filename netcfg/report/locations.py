@@ -6,8 +6,8 @@ from pathlib import Path
 
 import yaml
 
-from netcfg.checks import Finding
 from netcfg.errors import InputError
+from netcfg.rules import Finding
 
 
 def file_line(finding: Finding) -> str:

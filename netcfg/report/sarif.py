@@ -13,10 +13,10 @@ from importlib import metadata
 from pathlib import Path
 
 from netcfg import __version__
-from netcfg.checks import RULES, Finding
-from netcfg.checks.base import Rule
+from netcfg.checks.catalogue import RULES
 from netcfg.report.base import Report
 from netcfg.report.locations import device_lines, repo_relative_uri
+from netcfg.rules import Finding, Rule
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}

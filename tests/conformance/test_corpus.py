@@ -15,6 +15,7 @@ import pytest
 from netcfg.model import Device, EcnSetting, Nic, Role, Watchdog
 from netcfg.platforms import get_platform
 from netcfg.platforms.eos import SEGMENT_BYTES
+from netcfg.platforms.simulator import simulator
 
 CORPUS = Path(os.environ.get("NETCFG_CORPUS", Path(__file__).resolve().parents[3] / "shared" / "corpus"))
 EOS = get_platform("eos")
@@ -171,7 +172,7 @@ def test_nic_ethtool_intel_is_a_foreign_driver(lab_fabric, lab_policy) -> None:
     from netcfg.lab.devices import live_states
 
     device = lab_fabric.devices["gpu01"]
-    rendered = CX.render_outputs(live_states(lab_fabric, lab_policy)["gpu01"], device)
+    rendered = simulator(CX.name).render_outputs(live_states(lab_fabric, lab_policy)["gpu01"], device)
     outputs = {c.file: rendered[c.cli] for c in CX.commands(device)}
     outputs["ethtool_eth0"] = read("nic/ethtool_i_i40e_xxv710_negative.txt")
     state = CX.parse_outputs(outputs, device)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from netcfg.checks import run_checks
+from netcfg.checks.runner import run_checks
 from netcfg.cli import main
 from netcfg.model import Device, EcnSetting, Endpoint, Fabric, Link, Nic, Role, Watchdog
 from netcfg.platforms import get_platform

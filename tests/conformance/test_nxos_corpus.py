@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from netcfg.checks import run_checks
+from netcfg.checks.runner import run_checks
 from netcfg.model import (
     Device,
     EcnSetting,

@@ -15,6 +15,7 @@ from netcfg.inventory import load_fabric
 from netcfg.lab.devices import live_states
 from netcfg.model import Device, Nic, Role
 from netcfg.platforms import get_platform
+from netcfg.platforms.simulator import simulator
 from netcfg.policy import load_policy
 from tests.conformance.test_corpus import NIC_OTHERS, read
 from tests.conftest import ROOT
@@ -35,7 +36,7 @@ def test_a_nic_of_another_make_in_a_thor_host_is_named_by_host_driver(path, driv
     fabric = load_fabric(ROOT / "tests" / "fixtures" / "thor" / "inventory")
     policy = load_policy(fabric.policy_ref)
     device = fabric.devices["gpu01"]
-    rendered = THOR.render_outputs(live_states(fabric, policy)["gpu01"], device)
+    rendered = simulator(THOR.name).render_outputs(live_states(fabric, policy)["gpu01"], device)
     outputs = {c.file: rendered[c.cli] for c in THOR.commands(device)}
     outputs["ethtool_eth0"] = read(path)
     state = THOR.parse_outputs(outputs, device)

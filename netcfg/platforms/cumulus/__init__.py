@@ -24,27 +24,17 @@ frames, so restoration = polling), a detection time that is not a whole number o
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import TYPE_CHECKING, ClassVar
 
-from netcfg.lab.profile import CliProfile
-from netcfg.model import Device, DeviceState, InterfaceState, Watchdog
+from netcfg.model import Device, DeviceState
 from netcfg.platforms.base import Batch, Command, Platform, register
 from netcfg.platforms.cumulus.config import RUNNING_CONFIG, read_config
-from netcfg.platforms.cumulus.counters import PORT_COMMANDS, read_counters, render_counters, with_link_downs
+from netcfg.platforms.cumulus.counters import PORT_COMMANDS, read_counters, with_link_downs
 from netcfg.platforms.cumulus.defaults import ROCE_CABLE_M, STOCK_DSCP_MAP, Globals, defaults
-from netcfg.platforms.cumulus.operational import (
-    parse_interfaces,
-    parse_version,
-    render_interfaces,
-    render_roce,
-    render_system,
-    roce_gap,
-    roce_problem,
-)
+from netcfg.platforms.cumulus.operational import parse_interfaces, parse_version, roce_gap, roce_problem
 from netcfg.platforms.cumulus.remediate import remediate
-from netcfg.platforms.cumulus.render import globals_of, render_lines
+from netcfg.platforms.cumulus.render import render_lines
 from netcfg.platforms.cumulus.secrets import mask_secrets
 from netcfg.platforms.cumulus.show import parse_show
 
@@ -71,14 +61,10 @@ class Cumulus(Platform):
     netmiko_device_type: ClassVar[str] = "cumulus_linux"
     config_suffix: ClassVar[str] = ".nvue"
     description: ClassVar[str] = "NVIDIA Cumulus Linux switch (NVUE)"
-    cli_profile: ClassVar[CliProfile] = CliProfile(
-        prompt="{user}@{name}:mgmt:~$ ", setup_replies={}, invalid_input="-bash: {command}: command not found"
-    )
     running_config_file: ClassVar[str | None] = CONFIG.file
     read_only_commands: ClassVar[tuple[str, ...]] = tuple(re.escape(c.cli) for c in COMMANDS)
     port_buffer_settings: ClassVar[frozenset[str]] = frozenset({"cable_m"})
     default_cable_m: ClassVar[int | None] = ROCE_CABLE_M
-    lab_version: ClassVar[str] = "5.16.0"
 
     def commands(self, device: Device) -> list[Command]:
         return list(COMMANDS)
@@ -93,16 +79,6 @@ class Cumulus(Platform):
 
     def render_config(self, state: DeviceState, device: Device) -> str:
         return "\n".join(render_lines(state)) + "\n"
-
-    def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:
-        gap = state.not_operational
-        return {
-            SYSTEM.cli: render_system(state.os_version, state.name),
-            CONFIG.cli: self.render_config(state, device),
-            ROCE.cli: render_roce(globals_of(state), gap),
-            INTERFACES.cli: render_interfaces(state, gap),
-            **render_counters(state),
-        }
 
     # --- parse ----------------------------------------------------------------------------------
 
@@ -192,42 +168,3 @@ class Cumulus(Platform):
             port.ecn = dict(sorted({**extra_ecn, **port.ecn}.items()))
             port.strict_queues = port.strict_queues | extra_strict
         return state
-
-    def factory_qos(self, state: DeviceState, device: Device) -> DeviceState | None:
-        """QoS as Cumulus ships it, RoCE not configured: 802.1p trusted, priority n on queue n, ECN on
-        queue 0 only (`default-global`), no PFC, no strict queue, no watchdog."""
-        stock = defaults(None)
-        ports = {
-            name: dataclasses.replace(
-                port,
-                trust=stock.trust,
-                dscp_map=None,
-                pfc_enabled=False,
-                no_drop_priorities=frozenset(),
-                ecn=dict(stock.ecn),
-                strict_queues=frozenset(),
-                watchdog=False,
-                cable_m=None,
-            )
-            for name, port in state.interfaces.items()
-        }
-        qos_names = {k: v for k, v in state.qos_names.items() if k != "roce_mode"}
-        return dataclasses.replace(
-            state,
-            interfaces=ports,
-            dscp_map=dict(STOCK_DSCP_MAP),
-            tc_queue={},
-            qos_names=qos_names,
-            watchdog=Watchdog(enabled=False),
-        )
-
-    def operational_gap(self, applied: DeviceState, running: DeviceState) -> dict[str, tuple[str, str]]:
-        """What `nv show qos roce` and the ports' running MTU show of a switch configured as `applied`
-        whose hardware runs `running`, compared as parse_outputs compares them."""
-        gap = roce_gap(globals_of(applied), parse_show(render_roce(globals_of(running), {})))
-        empty = InterfaceState(name="")
-        for name, port in applied.interfaces.items():
-            mtu = running.interfaces.get(name, empty).mtu
-            if port.mtu is not None and mtu is not None and mtu != port.mtu:
-                gap[f"{name}.mtu"] = (str(port.mtu), str(mtu))
-        return gap

@@ -1,14 +1,13 @@
 """Arista EOS: QoS per interface or through `qos profile`, rendered with Jinja2, parsed with TTP.
 
 `render` writes the config, `parse` reads configs and collected outputs, `text` cuts a config into
-blocks with their line numbers, `secrets` masks what must not be saved.
+blocks with their line numbers, `secrets` masks what must not be saved; `lab` is the simulator.
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-from netcfg.lab.profile import CliProfile
 from netcfg.model import Device, DeviceState
 from netcfg.platforms.base import Command, Platform, register
 from netcfg.platforms.eos import parse, render, secrets
@@ -25,17 +24,6 @@ class Eos(Platform):
     netmiko_device_type: ClassVar[str] = "arista_eos"
     config_suffix: ClassVar[str] = ".cfg"
     description: ClassVar[str] = "Arista EOS switch"
-    # netmiko's arista_eos waits for these exact confirmations while preparing the session.
-    cli_profile: ClassVar[CliProfile] = CliProfile(
-        prompt="{name}#",
-        setup_replies={
-            "terminal width 511": "Width set to 511 columns.",
-            "terminal length 0": "Pagination disabled.",
-        },
-        invalid_input="% Invalid input",
-    )
-    lab_version: ClassVar[str] = "4.32.1F"
-    lab_model: ClassVar[str | None] = "DCS-7060X6-64PE"
     hier_config_platform: ClassVar[str | None] = "ARISTA_EOS"
     running_config_file: ClassVar[str | None] = SHOW_RUNNING.file
     read_only_commands: ClassVar[tuple[str, ...]] = (
@@ -55,9 +43,6 @@ class Eos(Platform):
 
     def render_config(self, state: DeviceState, device: Device) -> str:
         return render.render_config(state)
-
-    def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:
-        return render.render_outputs(state)
 
     def parse_config(self, text: str, device: Device) -> DeviceState:
         return parse.parse_config(text, device)

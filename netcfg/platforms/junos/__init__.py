@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from netcfg.lab.profile import CliProfile
 from netcfg.model import Device, DeviceState
 from netcfg.platforms.base import Command, Platform, register
 from netcfg.platforms.junos import counters, facts, outputs, parse, render, secrets
@@ -45,16 +44,6 @@ class Junos(Platform):
     netmiko_device_type: ClassVar[str] = "juniper_junos"
     config_suffix: ClassVar[str] = ".set"
     description: ClassVar[str] = "Juniper Junos (QFX) switch"
-    # netmiko's juniper_junos prepares the session with these three commands and waits for each reply.
-    cli_profile: ClassVar[CliProfile] = CliProfile(
-        prompt="{user}@{name}> ",
-        setup_replies={
-            "set cli screen-width 511": "Screen width set to 511",
-            "set cli complete-on-space off": "Disabling complete-on-space",
-            "set cli screen-length 0": "Screen length set to 0",
-        },
-        invalid_input="                  ^\nunknown command.",
-    )
     hier_config_platform: ClassVar[str | None] = HIER_CONFIG_PLATFORM
     running_config_file: ClassVar[str | None] = SHOW_CONFIG.file
     read_only_commands: ClassVar[tuple[str, ...]] = (
@@ -67,8 +56,6 @@ class Junos(Platform):
     )
     port_buffer_settings: ClassVar[frozenset[str]] = frozenset({"cable_m"})
     default_cable_m: ClassVar[int | None] = facts.DEFAULT_CABLE_M
-    lab_version: ClassVar[str] = "23.4R2-S3.5-EVO"
-    lab_model: ClassVar[str | None] = "qfx5240-64od"
     rule_modules: ClassVar[tuple[str, ...]] = ("netcfg.platforms.junos.rules",)
 
     def commands(self, device: Device) -> list[Command]:
@@ -76,19 +63,6 @@ class Junos(Platform):
 
     def render_config(self, state: DeviceState, device: Device) -> str:
         return render.render_config(state)
-
-    def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:
-        config = render.render_config(state)
-        if state.os_version:
-            config = f"set version {state.os_version}\n{config}"
-        return {
-            SHOW_CONFIG.cli: config,
-            SHOW_CONFIG_COUNT.cli: outputs.count(config),
-            SHOW_VERSION.cli: outputs.show_version(state.name, state.model, state.os_version),
-            SHOW_LLDP.cli: outputs.show_lldp_neighbors(state.lldp),
-            SHOW_EXTENSIVE.cli: counters.show_interfaces_extensive(state),
-            SHOW_QUEUE.cli: counters.show_interfaces_queue(state),
-        }
 
     def parse_config(self, text: str, device: Device) -> DeviceState:
         state = DeviceState(name=device.name, platform=self.name, facets=frozenset({"qos"}))

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from netcfg.checks.base import CheckContext, Issue, Severity, kilobytes, rule
-from netcfg.intent import KB
 from netcfg.model import Device, DeviceState, EcnSetting, Watchdog
 from netcfg.platforms.junos import facts
 from netcfg.platforms.junos.render import junos_ecn, junos_watchdog
+from netcfg.policy import KB
+from netcfg.rules import CheckContext, Issue, Severity, kilobytes, rule
 
 
 @rule("junos.inexpressible", Severity.WARNING, platforms=["junos"])

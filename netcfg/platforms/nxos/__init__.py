@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from netcfg.lab.profile import CliProfile
 from netcfg.model import Device, DeviceState
 from netcfg.platforms.base import Command, Platform, register
-from netcfg.platforms.nxos import counters, lab, parse, remediation, render, secrets
+from netcfg.platforms.nxos import counters, parse, remediation, render, secrets
 
 if TYPE_CHECKING:
     from netcfg.remediation import Remediation
@@ -25,15 +24,6 @@ class Nxos(Platform):
     netmiko_device_type: ClassVar[str] = "cisco_nxos"
     config_suffix: ClassVar[str] = ".cfg"
     description: ClassVar[str] = "Cisco NX-OS switch"
-    # netmiko's cisco_nxos sends `terminal width 511` and `terminal length 0` and waits only for their
-    # echo; NX-OS prints nothing else for them.
-    cli_profile: ClassVar[CliProfile] = CliProfile(
-        prompt="{name}# ",
-        setup_replies={"terminal width 511": "", "terminal length 0": ""},
-        invalid_input="                      ^\n% Invalid command at '^' marker.",
-    )
-    lab_version: ClassVar[str] = "10.4(3)"
-    lab_model: ClassVar[str | None] = "Nexus9000 C9364D-GX2A"
     hier_config_platform: ClassVar[str | None] = "CISCO_NXOS"
     running_config_file: ClassVar[str | None] = parse.SHOW_RUNNING.file
     read_only_commands: ClassVar[tuple[str, ...]] = (
@@ -53,9 +43,6 @@ class Nxos(Platform):
     def render_config(self, state: DeviceState, device: Device) -> str:
         return render.render(state)
 
-    def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:
-        return lab.outputs(state)
-
     def parse_config(self, text: str, device: Device) -> DeviceState:
         return parse.parse_config(text, device)
 
@@ -70,6 +57,3 @@ class Nxos(Platform):
 
     def mask_secrets(self, text: str) -> str:
         return secrets.mask_secrets(text)
-
-    def factory_qos(self, state: DeviceState, device: Device) -> DeviceState | None:
-        return lab.factory_qos(state)

@@ -5,12 +5,14 @@ from __future__ import annotations
 import dataclasses
 import re
 import zlib
+from typing import ClassVar
 
-from netcfg.model import DeviceState, InterfaceState, PortCounters, Watchdog
+from netcfg.model import Device, DeviceState, InterfaceState, PortCounters, Watchdog
 from netcfg.platforms.nxos.counters import SHOW_ERRORS, SHOW_INTERFACE, SHOW_QUEUING, SHOW_WATCHDOG
 from netcfg.platforms.nxos.parse import SHOW_LLDP, SHOW_PFC, SHOW_RUNNING, SHOW_VERSION
 from netcfg.platforms.nxos.render import Live, render
 from netcfg.platforms.nxos.text import is_ethernet_port
+from netcfg.platforms.simulator import CliProfile, Simulator, register_simulator
 from netcfg.templating import template
 
 # Fixed times: a device's outputs change only when its state does (drift compares fingerprints).
@@ -207,3 +209,23 @@ def factory_qos(state: DeviceState) -> DeviceState:
     return dataclasses.replace(
         state, dscp_map={}, tc_queue={}, tc_pfc={}, watchdog=Watchdog(enabled=False), interfaces=ports
     )
+
+
+@register_simulator
+class NxosSimulator(Simulator):
+    platform_name: ClassVar[str] = "nxos"
+    # netmiko's cisco_nxos sends `terminal width 511` and `terminal length 0` and waits only for their
+    # echo; NX-OS prints nothing else for them.
+    cli_profile: ClassVar[CliProfile] = CliProfile(
+        prompt="{name}# ",
+        setup_replies={"terminal width 511": "", "terminal length 0": ""},
+        invalid_input="                      ^\n% Invalid command at '^' marker.",
+    )
+    version: ClassVar[str] = "10.4(3)"
+    model: ClassVar[str | None] = "Nexus9000 C9364D-GX2A"
+
+    def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:
+        return outputs(state)
+
+    def factory_qos(self, state: DeviceState, device: Device) -> DeviceState | None:
+        return factory_qos(state)

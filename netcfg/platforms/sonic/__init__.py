@@ -4,7 +4,7 @@ Render: the config_db tables of the QoS chain (render.py). Read: a whole config_
 `show runningconfiguration all` prints it (or a fragment such as sonic-cfggen's qos.json) for
 `--configs` and snapshots (parse.py); live also `show version`, `show lldp table`, and
 `pfcwd show config` / `show interfaces status`, which say what runs where the config says what
-is set, and the link state and counters (counters.py; the lab prints them with counters_lab.py).
+is set, and the link state and counters (counters.py). What the lab's switches print: lab.py.
 Remediation is a JSON patch (patch.py); the stock AZURE traps are rules (rules.py).
 """
 
@@ -16,10 +16,9 @@ import re
 from functools import lru_cache
 from typing import ClassVar
 
-from netcfg.lab.profile import CliProfile
 from netcfg.model import Device, DeviceState, LldpNeighbor, PgBuffer
 from netcfg.platforms.base import Batch, Command, Platform, register
-from netcfg.platforms.sonic import counters, counters_lab, lab, secrets, show
+from netcfg.platforms.sonic import counters, secrets, show
 from netcfg.platforms.sonic.configdb import ConfigDb, Unreadable, load
 from netcfg.platforms.sonic.names import PIPELINE_XON_BYTES, STOCK_CABLE_M
 from netcfg.platforms.sonic.parse import entries, parse_db
@@ -45,16 +44,11 @@ class Sonic(Platform):
     netmiko_device_type: ClassVar[str] = "linux"
     config_suffix: ClassVar[str] = ".json"
     description: ClassVar[str] = "SONiC switch (config_db JSON)"
-    cli_profile: ClassVar[CliProfile] = CliProfile(
-        prompt="{user}@{name}:~$ ", setup_replies={}, invalid_input="-bash: {command}: command not found"
-    )
     running_config_file: ClassVar[str | None] = RUNNING.file
     read_only_commands: ClassVar[tuple[str, ...]] = tuple(c.cli for c in COMMANDS)
     port_buffer_settings: ClassVar[frozenset[str]] = frozenset({"cable_m", "pg_buffers"})
     # The T0 `default_cable` of SONiC's buffer templates, and their ToR-to-server length.
     default_cable_m: ClassVar[int | None] = STOCK_CABLE_M["leaf"]
-    lab_version: ClassVar[str] = "202405.12-3f2b1a9c"
-    lab_model: ClassVar[str | None] = "ACS-SN5600"
     rule_modules: ClassVar[tuple[str, ...]] = ("netcfg.platforms.sonic.rules",)
 
     def commands(self, device: Device) -> list[Command]:
@@ -120,15 +114,6 @@ class Sonic(Platform):
         state.facets = frozenset(facets)
         return state
 
-    def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:
-        return {
-            RUNNING.cli: lab.running_config(state, device),
-            VERSION.cli: lab.show_version(state),
-            LLDP.cli: lab.show_lldp_table(state),
-            PFCWD.cli: lab.pfcwd_show_config(state),
-            STATUS.cli: lab.show_interfaces_status(state),
-        } | counters_lab.counter_outputs(state)
-
     def mask_secrets(self, text: str) -> str:
         return secrets.mask(text)
 
@@ -141,9 +126,6 @@ class Sonic(Platform):
         """xoff holds the headroom; xon is the ASIC pipeline latency, and the group reserves both, as
         SONiC's headroom calculation sizes a lossless profile (size = xoff + xon)."""
         return PgBuffer(size=headroom_bytes + PIPELINE_XON_BYTES, xoff=headroom_bytes, xon=PIPELINE_XON_BYTES)
-
-    def factory_qos(self, state: DeviceState, device: Device) -> DeviceState | None:
-        return lab.factory_qos(state, device)
 
 
 # The values one switch's config holds and no other: its hostname and its ports' descriptions.

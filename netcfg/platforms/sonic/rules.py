@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from netcfg.checks.base import CheckContext, Issue, Severity, rule, show
-from netcfg.checks.device import fabric_ports
 from netcfg.model import Device, DeviceState
+from netcfg.rules import CheckContext, Issue, Severity, fabric_ports, rule, show
 
 
 @rule("sonic.azure_dscp_map", Severity.ERROR, fields=("dscp_map",), platforms=["sonic"])

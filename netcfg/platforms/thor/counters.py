@@ -20,7 +20,7 @@ netcfg reads do not show), ECN marks per egress queue, and watchdog storms (bnxt
 from __future__ import annotations
 
 from netcfg.model import PortCounters
-from netcfg.platforms.linux_counters import PRIORITIES, CounterNames
+from netcfg.platforms.linux.counters import PRIORITIES, CounterNames
 
 BNXT_COUNTERS = CounterNames(
     stats={

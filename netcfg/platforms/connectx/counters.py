@@ -22,7 +22,7 @@ included: the lossless priority's are its `rx_prio{p}_discards`).
 from __future__ import annotations
 
 from netcfg.model import PortCounters
-from netcfg.platforms.linux_counters import PRIORITIES, CounterNames
+from netcfg.platforms.linux.counters import PRIORITIES, CounterNames
 
 MLX5_COUNTERS = CounterNames(
     stats={

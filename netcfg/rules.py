@@ -1,4 +1,9 @@
-"""Rules, findings and the registry. A rule is one function with an id, a severity and a docstring."""
+"""The rule API: severities, issues and findings, the `rule` decorator, its registry and the check
+context. A rule is one function with an id, a severity and a docstring.
+
+This module imports only the model and the policy, so shared rules (`netcfg.checks`) and a platform's
+own rules (`netcfg/platforms/<name>/rules.py`) both build on it without importing each other.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +11,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import StrEnum
-from typing import Literal
+from typing import Literal, cast
 
-from netcfg.model import DeviceState, Fabric, InterfaceState
+from netcfg.model import Device, DeviceState, Fabric, InterfaceState
 from netcfg.policy import Policy
 
 
@@ -143,6 +148,33 @@ def rule(
         return func
 
     return wrap
+
+
+def fabric_port_names(device: Device, ctx: CheckContext) -> list[str]:
+    """The cabled ports of a switch, or the NICs of a host (worked out once per device and run: two
+    dozen rules walk them)."""
+    key = f"port names {device.name}"
+    found = ctx.memo.get(key)
+    if found is None:
+        if not device.is_switch:
+            found = [nic.netdev for nic in device.nics]
+        else:
+            found = [local.interface for local, _, _ in ctx.fabric.links_of(device.name)]
+        ctx.memo[key] = found
+    return cast(list[str], found)
+
+
+def fabric_ports(state: DeviceState, device: Device, ctx: CheckContext) -> list[InterfaceState]:
+    """The cabled ports of a switch, or the NICs of a host; a missing one is an empty, unknown port.
+    Once per state and run, as `fabric_port_names`."""
+    key = f"ports {id(state)}"
+    found = ctx.memo.get(key)
+    if found is None:
+        interfaces = state.interfaces
+        found = ctx.memo[key] = [
+            interfaces.get(name) or InterfaceState(name=name) for name in fabric_port_names(device, ctx)
+        ]
+    return cast(list[InterfaceState], found)
 
 
 def show(value: object) -> str:

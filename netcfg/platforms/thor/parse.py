@@ -2,9 +2,9 @@
 
 Per NIC: `bnxtqos -dev=IF get_qos` (ETS, PFC, the DCB app table), a `grep -rH .` dump of its MTU,
 RDMA-CM and bnxt_re `cc` configfs values (with `cc/apply`, the firmware's own view), `ethtool -i`,
-the link state, PCIe link and counters (netcfg.platforms.linux_counters, with bnxt names from
-netcfg.platforms.thor.counters); per host `lldpcli show neighbors`. `render_outputs` prints the
-same for the lab.
+the link state, PCIe link and counters (netcfg.platforms.linux.counters, with bnxt names from
+netcfg.platforms.thor.counters); per host `lldpcli show neighbors`. Also the host script, as
+rendered or hand-edited (`parse_script`).
 """
 
 from __future__ import annotations
@@ -12,27 +12,31 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from netcfg.model import Device, DeviceState, InterfaceState, Nic
+from netcfg.model import Device, DeviceState, InterfaceState
 from netcfg.parsing import many, one, ttp_parse
-from netcfg.platforms import linux_counters, linux_host
-from netcfg.platforms.base import Command
-from netcfg.platforms.linux_host import LLDP, ethtool_command, generic_text
+from netcfg.platforms.linux import counters as linux_counters
+from netcfg.platforms.linux import host as linux_host
+from netcfg.platforms.linux.host import (
+    NIC_PLACEHOLDER,
+    ScriptLocations,
+    ethtool_command,
+    generic_text,
+    named_locations,
+    script_locations,
+    tokens,
+)
 from netcfg.platforms.thor.bnxt import (
     CC_FIELDS,
     ECN_MARKINGS,
-    PRIORITIES,
     BnxtNic,
     app_entry,
-    from_port,
-    hex_value,
     priorities,
+    shape,
     to_port,
 )
-from netcfg.platforms.thor.counters import BNXT_COUNTERS, LINK_MODES, stats_lines
-from netcfg.templating import template
+from netcfg.platforms.thor.commands import PLATFORM, configfs_command, qos_command
+from netcfg.platforms.thor.counters import BNXT_COUNTERS
 
-PLATFORM = "thor"
-BNXT_EN = "bnxt_en"
 # `ethtool -i` of a bnxt_en NIC: `232.0.219.16/pkg 232.1.196.16`, the running firmware and the NVM
 # package it came in.
 _FIRMWARE = re.compile(r"(\S+)/pkg (\S+)")
@@ -42,28 +46,7 @@ _RUNNING_WORDS = {
     "ecn_marking": {text: value for value, text in ECN_MARKINGS.items()},
     "cc_mode": {"DCQCN-D": 0, "DCQCN-P": 1},
 }
-_CC_MODES = {value: text for text, value in _RUNNING_WORDS["cc_mode"].items()}
-
-
-def qos_command(nic: Nic) -> Command:
-    return Command(f"bnxtqos -dev={nic.netdev} get_qos", f"bnxtqos_{nic.netdev}")
-
-
-def configfs_command(nic: Nic) -> Command:
-    cli = (
-        f"grep -rH . /sys/class/net/{nic.netdev}/mtu /sys/kernel/config/rdma_cm/{nic.rdma_device}/ports/1 "
-        f"/sys/kernel/config/bnxt_re/{nic.rdma_device}/ports/1/cc"
-    )
-    return Command(cli, f"configfs_{nic.netdev}")
-
-
-def nic_commands(nic: Nic) -> list[Command]:
-    return [
-        qos_command(nic),
-        configfs_command(nic),
-        ethtool_command(nic),
-        *linux_counters.nic_counter_commands(nic),
-    ]
+CC_MODES = {value: text for text, value in _RUNNING_WORDS["cc_mode"].items()}
 
 
 # --- parse ----------------------------------------------------------------------------------------
@@ -227,84 +210,131 @@ def _running(rows: list[dict], rdma: str) -> dict[str, tuple[int, str]]:
 # --- render (the lab's replies) -------------------------------------------------------------------
 
 
-def render_outputs(state: DeviceState, device: Device) -> dict[str, str]:
-    out = {}
-    for index, nic in enumerate(device.nics):
-        port = state.interfaces.get(nic.netdev, InterfaceState(name=nic.netdev))
-        bnxt = from_port(port)
-        out[qos_command(nic).cli] = _render_qos(bnxt)
-        written = {
-            key.partition(".")[2]: texts[0]
-            for key, texts in state.not_operational.items()
-            if key.partition(".")[0] == nic.netdev
-        }
-        out[configfs_command(nic).cli] = _render_dump(bnxt, nic, written)
-        out[ethtool_command(nic).cli] = linux_host.render_driver_info(
-            driver=port.driver or BNXT_EN,
-            version="1.10.3-232.0.155.5",
-            firmware=_firmware_text(port.firmware or ""),
-            bus=f"{0x06 + index * 0x10:02x}",
-            eeprom=True,
-        )
-        counters = state.counters.get(nic.netdev)
-        out |= linux_counters.render_nic_counters(
-            port, counters, nic, BNXT_COUNTERS, LINK_MODES, stats_lines(counters)
-        )
-    out[LLDP.cli] = linux_host.render_lldp(state)
-    return out
+# parse_config's name for the script in `unparsed` (and in `locations`, for where it went wrong).
+HOST_SCRIPT = "host script"
 
 
-_FIRMWARE_VERSION = re.compile(r"\d+\.\d+(\.\d+)*")
+# A configfs or sysfs attribute -> the InterfaceState fields it decides.
+FIELDS_BY_ATTRIBUTE = {
+    **CC_FIELDS,
+    "default_roce_mode": ("roce_mode",),
+    "default_roce_tos": ("roce_tos",),
+    "mtu": ("mtu",),
+}
 
 
-def _firmware_text(firmware: str) -> str:
-    """`ethtool -i`'s firmware-version: the version and the NVM package it ships in, numbered as
-    Broadcom numbers them (232.0.x.y in package 232.1.x.y); other shapes as they are."""
-    if not _FIRMWARE_VERSION.fullmatch(firmware):
-        return firmware
-    major, _, rest = firmware.partition(".")
-    return f"{firmware}/pkg {major}.1.{rest.partition('.')[2] or '0'}"
+def parse_script(text: str, device: Device) -> DeviceState:
+    state = DeviceState(name=device.name, platform=PLATFORM, facets=frozenset({"qos"}))
+    if "\r" in text:
+        # bash reads `\r` as part of each word (`enabled=3\r`): such a script fails on the host.
+        state.unparsed[HOST_SCRIPT] = "CRLF line ending; expected LF"
+        state.locations[HOST_SCRIPT] = text.count("\n", 0, text.index("\r")) + 1
+        return state
+    shapes, unparsed, where = _script_nics(generic_text(text, device), len(device.nics))
+    if HOST_SCRIPT in unparsed:
+        state.unparsed = dict(unparsed)
+        return state
+    names = tuple(nic.netdev for nic in device.nics)
+    state.interfaces = {name: shape(port, name) for name, port in zip(names, shapes, strict=True)}
+    state.unparsed = {key.format(*names): why for key, why in unparsed.items()}
+    state.locations = named_locations(where, names)
+    return state
 
 
-def _render_qos(nic: BnxtNic) -> str:
-    tcs = sorted(nic.tc_tsa or {})
-    apps = list(reversed(nic.apps or []))
-    return template("thor/bnxtqos.j2").render(
-        prio_map=" ".join(f"{p}:{tc}" for p, tc in sorted((nic.prio_tc or {}).items())),
-        bandwidth=" ".join("0%" if nic.tc_tsa[tc] == "strict" else "50%" for tc in tcs),
-        tsa_map=" ".join(f"{tc}:{nic.tc_tsa[tc]}" for tc in tcs),
-        pfc=None if nic.pfc is None else " ".join(map(str, sorted(nic.pfc))) or "none",
-        apps=[{"priority": p, "sel": s, "protocol": v} for p, s, v in apps],
-        rate_limit=" ".join("100%" if tc in tcs else "0%" for tc in PRIORITIES),
-    )
+@lru_cache(maxsize=256)
+def _script_nics(text: str, nics: int) -> tuple[list[InterfaceState], dict[str, str], ScriptLocations]:
+    """NIC settings of a generic host script (NIC i as `@netdev{i}` / `@rdma{i}`); unparsed keys use
+    `{i}` for names; where each NIC's settings stand."""
+    data = ttp_parse(PLATFORM, "host_script", text)
+    if not data:
+        return [], {HOST_SCRIPT: "no bnxtqos, set_apps, set_cm or set_cc line found"}, ()
+    bnxt = [BnxtNic() for _ in range(nics)]
+    unparsed: dict[str, str] = {}
+    # Lines in the order the script runs them, hand-edited `echo` lines last (as they override).
+    for kind in ("mtu", "pfc", "ets", "apps", "cm", "cc", "echo"):
+        for row in many(data.get(kind)):
+            # The NIC a line is about: its netdev or RDMA device, or the one its sysfs path names.
+            name = row["path"] if kind == "echo" else row.get("dev", row.get("rdma"))
+            found = NIC_PLACEHOLDER.search(str(name))
+            if found is None or int(found.group(1)) >= nics:
+                continue
+            index = int(found.group(1))
+            try:
+                _apply_line(bnxt[index], kind, row)
+            except ValueError as exc:
+                unparsed[f"{kind} line of {{{index}}}"] = str(exc)
+    ports = [to_port(nic, f"{{{i}}}") for i, nic in enumerate(bnxt)]
+    return ports, unparsed, script_locations(text, nics, _line_fields)
 
 
-def _render_dump(nic: BnxtNic, names: Nic, written: dict[str, str]) -> str:
-    cc = {"cc_mode": 0, **nic.cc}
-    folder = f"/sys/kernel/config/bnxt_re/{names.rdma_device}/ports/1/cc"
-    running = []
-    if "ecn_enable" in cc:
-        running.append(("ecn status (ecn_enable)", "Enabled" if cc["ecn_enable"] else "Disabled"))
-    if "ecn_marking" in cc:
-        running.append(("ecn marking (ecn_marking)", ECN_MARKINGS[cc["ecn_marking"]]))
-    running.append(("congestion control mode (cc_mode)", _CC_MODES.get(cc["cc_mode"], "Invalid")))
-    if "disable_prio_vlan_tx" in cc:
-        running.append(
-            ("send priority vlan (VLAN 0)", "Disabled" if cc["disable_prio_vlan_tx"] else "Enabled")
-        )
-    pairs = [("roce_prio", "roce_dscp")] + ([("cnp_prio", "cnp_dscp")] if cc.get("ecn_enable") else [])
-    for prio, dscp in pairs:
-        if prio in cc and dscp in cc:
-            running += [(f"{k.replace('_', ' ')} ({k})", str(cc[k])) for k in (prio, dscp)]
-    values = [
-        (attribute, written.get(attribute, hex_value(value))) for attribute, value in sorted(cc.items())
-    ]
-    return template("thor/configfs_dump.j2").render(
-        mtu=(f"/sys/class/net/{names.netdev}/mtu", nic.mtu),
-        cm=f"/sys/kernel/config/rdma_cm/{names.rdma_device}/ports/1",
-        roce_mode=nic.roce_mode,
-        roce_tos=nic.cm_tos,
-        folder=folder,
-        running=running,
-        values=values,
-    )
+def _apply_line(nic: BnxtNic, kind: str, row: dict) -> None:
+    """One script line into the NIC's Broadcom settings; raises ValueError on a value it cannot read."""
+    if kind == "mtu":
+        nic.mtu = int(row["value"])
+    elif kind == "pfc":
+        nic.pfc = priorities(str(row["value"]), ",")
+    elif kind == "ets":
+        nic.prio_tc, nic.tc_tsa = ets_options(tokens(row["options"]))
+    elif kind == "apps":
+        nic.apps = [app_entry(word) for word in tokens(str(row.get("apps", "")))]
+    elif kind == "echo":
+        attribute = str(row["path"]).rstrip("/").rsplit("/", 1)[-1]
+        _set_value(nic, str(row["path"]), attribute, str(row["value"]).strip("\"'"))
+    else:
+        folder = "/cc/" if kind == "cc" else "/rdma_cm/"
+        for word in tokens(row["params"]):
+            key, _, value = word.partition("=")
+            _set_value(nic, folder, key, value)
+
+
+def _set_value(nic: BnxtNic, path: str, attribute: str, value: str) -> None:
+    if "/cc/" in path and attribute in CC_FIELDS:
+        # The driver reads every cc value with %x: `echo 26 > roce_dscp` sets DSCP 38.
+        nic.cc[attribute] = int(value, 16)
+    elif "/rdma_cm/" in path and attribute == "default_roce_mode":
+        nic.roce_mode = value
+    elif "/rdma_cm/" in path and attribute == "default_roce_tos":
+        nic.cm_tos = kernel_int(value)
+    elif path.endswith("/mtu"):
+        nic.mtu = int(value)
+
+
+def kernel_int(value: str) -> int:
+    """A number as the kernel's kstrtou8(s, 0) reads it: 0x hex, leading-zero octal, else decimal."""
+    value = value.strip()
+    if value.lower().startswith("0x"):
+        return int(value, 16)
+    return int(value, 8) if len(value) > 1 and value.startswith("0") else int(value)
+
+
+def ets_options(words: list[str]) -> tuple[dict[int, int], dict[int, str]]:
+    """`tsa=0:ets,1:ets,2:strict priority2tc=0:0,...,3:1,...` -> (priority -> TC, TC -> algorithm)."""
+    options = dict(word.partition("=")[::2] for word in words)
+    if "tsa" not in options or "priority2tc" not in options:
+        raise ValueError("set_ets without tsa= and priority2tc=")
+    tsa = {int(tc): algorithm for tc, _, algorithm in (p.partition(":") for p in options["tsa"].split(","))}
+    prio_tc = {int(p): int(tc) for p, _, tc in (m.partition(":") for m in options["priority2tc"].split(","))}
+    return prio_tc, tsa
+
+
+_ECHO_TARGET = re.compile(r"/(?:cc|ports/1|@netdev\d+)/(\w+)$")
+
+
+def _line_fields(words: list[str]) -> list[str]:
+    """The InterfaceState fields one script line sets (its words as the shell splits them)."""
+    command = words[0] if words else ""
+    if command == "ip" and "mtu" in words:
+        return ["mtu"]
+    if command == "bnxtqos" and "set_pfc" in words:
+        return ["pfc_enabled", "no_drop_priorities"]
+    if command == "bnxtqos" and "set_ets" in words:
+        return ["strict_queues"]
+    if command == "set_apps":
+        return ["dscp_map"]
+    if command in ("set_cm", "set_cc"):
+        keys = [w.partition("=")[0] for w in words[2:]]
+    elif command == "echo" and ">" in words and (found := _ECHO_TARGET.search(words[-1])):
+        keys = [found.group(1)]
+    else:
+        return []
+    return [f for key in keys for f in FIELDS_BY_ATTRIBUTE.get(key, ())]

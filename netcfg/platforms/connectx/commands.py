@@ -1,0 +1,43 @@
+"""The read-only commands collected from a ConnectX server: per NIC `mlnx_qos -i IF`, a `grep -rH`
+dump of its ECN sysfs and RDMA-CM configfs values, `ethtool -i IF` and its counters; `lldpcli` once."""
+
+from __future__ import annotations
+
+from netcfg.model import Device, Nic
+from netcfg.platforms.base import Command
+from netcfg.platforms.linux import counters as linux_counters
+from netcfg.platforms.linux.host import (
+    LLDP,
+    ethtool_command,
+)
+
+PRIORITIES = range(8)
+
+PLATFORM = "connectx"
+
+
+def mlnx_qos_command(nic: Nic) -> Command:
+    return Command(f"mlnx_qos -i {nic.netdev}", f"mlnx_qos_{nic.netdev}")
+
+
+def sysfs_command(nic: Nic) -> Command:
+    cli = (
+        f"grep -rH . /sys/class/net/{nic.netdev}/mtu /sys/class/net/{nic.netdev}/ecn "
+        f"/sys/kernel/config/rdma_cm/{nic.rdma_device}/ports/1"
+    )
+    return Command(cli, f"sysfs_{nic.netdev}")
+
+
+def commands(device: Device) -> list[Command]:
+    """Every command of one server, in order: each NIC's, then LLDP once."""
+    per_nic = [
+        c
+        for nic in device.nics
+        for c in (
+            mlnx_qos_command(nic),
+            sysfs_command(nic),
+            ethtool_command(nic),
+            *linux_counters.nic_counter_commands(nic),
+        )
+    ]
+    return [*per_nic, LLDP]

@@ -1,0 +1,81 @@
+"""What a simulated Linux server with ConnectX NICs prints (`mlnx_qos`, the sysfs and configfs dump,
+`ethtool`, counters, LLDP), and how its shell behaves over SSH: the lab's ConnectX simulator."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from netcfg.model import Device, DeviceState, InterfaceState, Nic
+from netcfg.platforms.connectx.commands import PRIORITIES, mlnx_qos_command, sysfs_command
+from netcfg.platforms.connectx.counters import LINK_MODES, MLX5_COUNTERS, stats_lines
+from netcfg.platforms.connectx.render import NP_DCQCN, np_values
+from netcfg.platforms.linux import counters as linux_counters
+from netcfg.platforms.linux import host as linux_host
+from netcfg.platforms.linux.host import (
+    LLDP,
+    ethtool_command,
+)
+from netcfg.platforms.simulator import CliProfile, Simulator, register_simulator
+from netcfg.templating import template
+
+
+def _sysfs_values(port: InterfaceState, nic: Nic) -> list[tuple[str, object]]:
+    net = f"/sys/class/net/{nic.netdev}"
+    cm = f"/sys/kernel/config/rdma_cm/{nic.rdma_device}/ports/1"
+    values: list[tuple[str, object]] = [(f"{net}/mtu", port.mtu)]
+    for role, prios in (("np", port.ecn_np_priorities), ("rp", port.ecn_rp_priorities)):
+        values += [(f"{net}/ecn/roce_{role}/enable/{p}", int(p in (prios or ()))) for p in PRIORITIES]
+    values += [(f"{net}/ecn/roce_np/{k}", v) for k, v in np_values(port)]
+    values += [(f"{net}/ecn/roce_rp/{k}", v) for k, v in sorted(port.dcqcn.items()) if k not in NP_DCQCN]
+    values += [(f"{cm}/default_roce_mode", port.roce_mode), (f"{cm}/default_roce_tos", port.roce_tos)]
+    return [(p, v) for p, v in values if v is not None]
+
+
+def render_outputs(state: DeviceState, device: Device) -> dict[str, str]:
+    out = {}
+    for index, nic in enumerate(device.nics):
+        port = state.interfaces.get(nic.netdev, InterfaceState(name=nic.netdev))
+        table = port.dscp_map or {}
+        by_prio = [
+            (
+                p,
+                ",".join(f"{d:02d}" for d in sorted((d for d, q in table.items() if q == p), reverse=True))
+                + ",",
+            )
+            for p in PRIORITIES
+        ]
+        out[mlnx_qos_command(nic).cli] = template("connectx/mlnx_qos.j2").render(
+            trust=port.trust or "pcp",
+            dscp2prio=by_prio,
+            cable_len=port.cable_m if port.cable_m is not None else 7,
+            pfc="".join(f"{'1' if p in (port.no_drop_priorities or ()) else '0'}   " for p in PRIORITIES),
+            strict=port.strict_queues,
+        )
+        out[sysfs_command(nic).cli] = template("connectx/sysfs_dump.j2").render(
+            values=_sysfs_values(port, nic)
+        )
+        out[ethtool_command(nic).cli] = linux_host.render_driver_info(
+            driver=port.driver or "mlx5_core",
+            version="24.10-1.1.4",
+            firmware=f"{port.firmware} ({port.psid})" if port.psid else str(port.firmware),
+            bus=f"{0x17 + index * 0x10:02x}",
+            eeprom=False,
+        )
+        counters = state.counters.get(nic.netdev)
+        out |= linux_counters.render_nic_counters(
+            port, counters, nic, MLX5_COUNTERS, LINK_MODES, stats_lines(counters)
+        )
+    out[LLDP.cli] = linux_host.render_lldp(state)
+    return out
+
+
+@register_simulator
+class ConnectXSimulator(Simulator):
+    platform_name: ClassVar[str] = "connectx"
+    cli_profile: ClassVar[CliProfile] = CliProfile(
+        prompt="{user}@{name}:~$ ", setup_replies={}, invalid_input="-bash: {command}: command not found"
+    )
+    version: ClassVar[str] = "28.41.1000"
+
+    def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:
+        return render_outputs(state, device)

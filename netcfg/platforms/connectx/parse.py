@@ -1,0 +1,263 @@
+"""ConnectX settings read back: from a host script kept in a repository, and from the outputs
+collected on a server (`mlnx_qos`, the sysfs/configfs dump, `ethtool -i`, counters, LLDP)."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import re
+from functools import lru_cache
+
+from netcfg.model import DSCP_VALUES, Device, DeviceState, InterfaceState
+from netcfg.parsing import many, one, ttp_parse
+from netcfg.platforms.base import Command
+from netcfg.platforms.connectx.commands import PLATFORM, mlnx_qos_command, sysfs_command
+from netcfg.platforms.connectx.counters import MLX5_COUNTERS
+from netcfg.platforms.linux import counters as linux_counters
+from netcfg.platforms.linux import host as linux_host
+from netcfg.platforms.linux.host import (
+    ScriptLocations,
+    ethtool_command,
+    generic_text,
+    named_locations,
+    script_locations,
+    to_int,
+    tokens,
+)
+
+# parse_config's name for the script in `unparsed` (and in `locations`, for where it went wrong).
+HOST_SCRIPT = "host script"
+
+# ConnectX firmware default: DSCP d on priority d >> 3 until mlnx_qos --dscp2prio changes it.
+FIRMWARE_DSCP_MAP = {d: d >> 3 for d in DSCP_VALUES}
+
+
+def _parse_prio_list(text: str) -> frozenset[int]:
+    return frozenset(int(p) for p in text.split(",") if p.isdigit())
+
+
+@lru_cache(maxsize=256)
+def _script_ports(text: str, nics: int) -> tuple[list[InterfaceState], dict[str, str], ScriptLocations]:
+    """NIC settings of a generic host script, NIC i as `@netdev{i}`; unparsed keys use `{i}` for names;
+    where each NIC's settings stand, keyed (NIC index, ".field" or "" for the NIC's first line)."""
+    ports = {f"@netdev{i}": InterfaceState(name=f"{{{i}}}") for i in range(nics)}
+    unparsed: dict[str, str] = {}
+    data = ttp_parse(PLATFORM, "host_script", text)
+    if not data:
+        return [], {HOST_SCRIPT: "no mlnx_qos, set_ecn or set_params line found"}, ()
+    by_rdma = {f"@rdma{i}": ports[f"@netdev{i}"] for i in range(nics)}
+    for port in ports.values():
+        # One shared default table; an override replaces it with a copy (never mutate it in place).
+        port.dscp_map = FIRMWARE_DSCP_MAP
+    for kind in ("mtu", "qos", "ecn"):
+        for row in many(data.get(kind)):
+            port = ports.get(row.get("dev"))
+            if port is None:
+                continue
+            try:
+                _apply_script_line(port, kind, row)
+            except ValueError as exc:
+                unparsed[f"{kind} line of {port.name}"] = str(exc)
+    for row in many(data.get("params")):
+        for pair in tokens(row["params"]):
+            key, _, value = pair.partition("=")
+            _apply_value(ports, by_rdma, f"{row['path']}/{key}", value)
+    # Single `set_value` lines are hand edits on top of the generated groups: applied last.
+    for row in many(data.get("values")):
+        _apply_value(ports, by_rdma, row["path"], str(row["value"]))
+    return list(ports.values()), unparsed, script_locations(text, nics, _line_fields)
+
+
+_MLNX_QOS_FIELDS = {
+    "--trust": ("trust",),
+    "--pfc": ("pfc_enabled", "no_drop_priorities"),
+    "--cable_len": ("cable_m",),
+    "--dscp2prio": ("dscp_map",),
+}
+
+
+# sysfs/configfs attribute -> the InterfaceState field it sets; other ECN attributes are DCQCN knobs.
+_VALUE_FIELDS = {
+    "mtu": "mtu",
+    "cnp_dscp": "cnp_dscp",
+    "cnp_802p_prio": "cnp_priority",
+    "default_roce_mode": "roce_mode",
+    "default_roce_tos": "roce_tos",
+}
+
+
+def _line_fields(words: list[str]) -> list[str]:
+    """The InterfaceState fields one script line sets (its words as the shell splits them)."""
+    command = words[0] if words else ""
+    if command == "ip" and "mtu" in words:
+        return ["mtu"]
+    if command == "mlnx_qos":
+        return [name for w in words if w in _MLNX_QOS_FIELDS for name in _MLNX_QOS_FIELDS[w]]
+    if command == "set_ecn" and len(words) > 2:
+        return [f"ecn_{words[2]}_priorities"]
+    if command == "set_params" and len(words) > 1:
+        found = (_value_field(words[1], w.partition("=")[0]) for w in words[2:])
+        return [name for name in found if name]
+    if command == "set_value" and len(words) > 1 and "/" in words[1]:
+        name = _value_field(*words[1].rsplit("/", 1))
+        return [name] if name else []
+    return []
+
+
+def _value_field(folder: str, attribute: str) -> str | None:
+    if attribute in _VALUE_FIELDS:
+        return _VALUE_FIELDS[attribute]
+    if "/ecn/" not in folder + "/":
+        return None
+    if folder.endswith("/enable"):
+        return "ecn_np_priorities" if "/roce_np" in folder else "ecn_rp_priorities"
+    return "dcqcn"
+
+
+def _apply_script_line(port: InterfaceState, kind: str, row: dict) -> None:
+    """One script line; raises ValueError on a value it cannot read."""
+    if kind == "mtu":
+        port.mtu = row["value"]
+    elif kind == "ecn":
+        prios = _parse_prio_list(str(row["value"]))
+        if row["role"] == "np":
+            port.ecn_np_priorities = prios
+        else:
+            port.ecn_rp_priorities = prios
+    else:
+        words = row["options"].split()
+        for flag, value in itertools.pairwise(words):
+            if flag == "--trust":
+                port.trust = value
+            elif flag == "--pfc":
+                port.no_drop_priorities = frozenset(i for i, f in enumerate(value.split(",")) if f == "1")
+                port.pfc_enabled = bool(port.no_drop_priorities)
+            elif flag == "--cable_len":
+                port.cable_m = int(value)
+            elif flag == "--dscp2prio":
+                action, dscp, prio = value.split(",")
+                if action != "set" or port.dscp_map is None:
+                    raise ValueError(f"unsupported --dscp2prio {value!r}: expected set,DSCP,PRIO")
+                port.dscp_map = {**port.dscp_map, int(dscp): int(prio)}
+
+
+def _apply_value(
+    ports: dict[str, InterfaceState], by_rdma: dict[str, InterfaceState], path: str, value: str
+) -> None:
+    """One sysfs/configfs value, as written by the script or read back by `grep -rH`."""
+    parts = path.strip("/").split("/")
+    if parts[:3] == ["sys", "class", "net"] and len(parts) >= 5 and parts[3] in ports:
+        port = ports[parts[3]]
+        if parts[4] == "mtu":
+            port.mtu = to_int(value)
+        elif parts[4] == "ecn" and len(parts) >= 7:
+            _apply_ecn_value(port, parts[5].removeprefix("roce_"), parts[6:], value)
+    elif parts[:4] == ["sys", "kernel", "config", "rdma_cm"] and len(parts) >= 8 and parts[4] in by_rdma:
+        port = by_rdma[parts[4]]
+        if parts[7] == "default_roce_mode":
+            port.roce_mode = value
+        elif parts[7] == "default_roce_tos":
+            port.roce_tos = to_int(value)
+
+
+def _apply_ecn_value(port: InterfaceState, role: str, rest: list[str], value: str) -> None:
+    if rest[0] == "enable" and len(rest) == 2 and rest[1].isdigit():
+        attr = "ecn_np_priorities" if role == "np" else "ecn_rp_priorities"
+        current = set(getattr(port, attr) or ())
+        if value == "1":
+            current.add(int(rest[1]))
+        else:
+            current.discard(int(rest[1]))
+        setattr(port, attr, frozenset(current))
+    elif role == "np" and rest[0] == "cnp_dscp":
+        port.cnp_dscp = to_int(value)
+    elif role == "np" and rest[0] == "cnp_802p_prio":
+        port.cnp_priority = to_int(value)
+    elif to_int(value) is not None:
+        port.dcqcn[rest[0]] = to_int(value)
+
+
+def _firmware(text: str | None) -> tuple[str | None, str | None]:
+    """`28.39.2048 (MT_0000000838)` -> ('28.39.2048', 'MT_0000000838'); other shapes stay whole."""
+    if text is None:
+        return None, None
+    found = re.fullmatch(r"(\S+) \(([^()\s]+)\)", text.strip())
+    return (found.group(1), found.group(2)) if found else (text.strip(), None)
+
+
+def parse_config(text: str, device: Device) -> DeviceState:
+    state = DeviceState(name=device.name, platform=PLATFORM, facets=frozenset({"qos"}))
+    if "\r" in text:
+        # bash reads `\r` as part of each word (`--trust dscp\r`): such a script fails on the host.
+        state.unparsed[HOST_SCRIPT] = "CRLF line ending; expected LF"
+        state.locations[HOST_SCRIPT] = text.count("\n", 0, text.index("\r")) + 1
+        return state
+    shapes, unparsed, where = _script_ports(generic_text(text, device), len(device.nics))
+    if HOST_SCRIPT in unparsed:
+        state.unparsed = dict(unparsed)
+        return state
+    names = [nic.netdev for nic in device.nics]
+    for i, netdev in enumerate(names):
+        shape = shapes[i]
+        state.interfaces[netdev] = dataclasses.replace(
+            shape, name=netdev, ecn=dict(shape.ecn), dcqcn=dict(shape.dcqcn)
+        )
+    state.unparsed = {key.format(*names): why for key, why in unparsed.items()}
+    state.locations = named_locations(where, tuple(names))
+    return state
+
+
+def parse_outputs(outputs: dict[str, str], device: Device) -> DeviceState:
+    state = DeviceState(name=device.name, platform=PLATFORM, facets=frozenset({"qos", "version", "lldp"}))
+    # Keyed by the placeholders generic_text puts in place of NIC names, so that the dumps of
+    # thousands of servers are the same text and parse once.
+    ports = {f"@netdev{i}": state.interface(nic.netdev) for i, nic in enumerate(device.nics)}
+    by_rdma = {f"@rdma{i}": ports[f"@netdev{i}"] for i in range(len(device.nics))}
+    for i, nic in enumerate(device.nics):
+        port = ports[f"@netdev{i}"]
+        _read_mlnx_qos(state, port, mlnx_qos_command(nic), outputs)
+        dump = outputs.get(sysfs_command(nic).file)
+        generic = generic_text(dump or "", device)
+        values = many(ttp_parse(PLATFORM, "sysfs_dump", generic).get("values"))
+        if not values:
+            state.unparsed[sysfs_command(nic).cli] = (
+                "no path:value lines" if dump is not None else "output missing"
+            )
+            state.facets -= {"qos"}
+        for row in values:
+            _apply_value(ports, by_rdma, row["path"], str(row["value"]))
+        port.driver, firmware = linux_host.read_driver_info(outputs.get(ethtool_command(nic).file, ""))
+        port.firmware, port.psid = _firmware(firmware)
+        if port.firmware is None:
+            state.unparsed[ethtool_command(nic).cli] = "no firmware-version line"
+            # Driver and firmware are both unknown then: parse.unknown_output says so once.
+            state.facets -= {"version"}
+    linux_counters.read_counters(state, device.nics, outputs, MLX5_COUNTERS)
+    linux_host.read_lldp(state, outputs)
+    return state
+
+
+def _read_mlnx_qos(state: DeviceState, port: InterfaceState, cmd: Command, outputs: dict) -> None:
+    text = outputs.get(cmd.file)
+    data = ttp_parse(PLATFORM, "mlnx_qos", text or "")
+    qos = one(data.get("qos"))
+    if "trust" not in qos or "pfc" not in qos:
+        state.unparsed[cmd.cli] = "output missing" if text is None else "no trust state or PFC table"
+        # One NIC's QoS unknown leaves the host's QoS unproven: reported once, not guessed at.
+        state.facets -= {"qos"}
+        return
+    port.trust = qos["trust"]
+    flags = qos["pfc"].split()
+    port.no_drop_priorities = frozenset(p for p, f in enumerate(flags) if f == "1")
+    port.pfc_enabled = bool(port.no_drop_priorities)
+    port.cable_m = qos.get("cable")
+    port.dscp_map = {
+        int(d): row["prio"]
+        for row in many(data.get("dscp2prio"))
+        if isinstance(row.get("prio"), int)
+        for d in str(row.get("dscps", "")).split(",")
+        if d.isdigit()
+    }
+    port.strict_queues = frozenset(
+        t["tc"] for t in many(data.get("tcs")) if t.get("tsa") == "strict" and isinstance(t.get("tc"), int)
+    )
