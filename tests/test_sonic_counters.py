@@ -17,7 +17,7 @@ from netcfg.lab.health import with_counters
 from netcfg.lab.snapshot import simulated_devices
 from netcfg.model import Device, DeviceState, Fabric, PortCounters
 from netcfg.platforms.simulator import simulator
-from netcfg.platforms.sonic.counters import COUNTER_COMMANDS
+from netcfg.platforms.sonic.commands import COUNTER_COMMANDS
 from netcfg.policy import Policy, load_policy
 from tests.test_roundtrip import SETTINGS
 from tests.test_sonic import FIXTURES, INVENTORY, leaf, outputs, sonic

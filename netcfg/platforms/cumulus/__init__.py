@@ -29,27 +29,16 @@ from typing import TYPE_CHECKING, ClassVar
 
 from netcfg.model import Device, DeviceState
 from netcfg.platforms.base import Batch, Command, Platform, register
-from netcfg.platforms.cumulus.config import RUNNING_CONFIG, read_config
-from netcfg.platforms.cumulus.counters import PORT_COMMANDS, read_counters, with_link_downs
-from netcfg.platforms.cumulus.defaults import ROCE_CABLE_M, STOCK_DSCP_MAP, Globals, defaults
-from netcfg.platforms.cumulus.operational import parse_interfaces, parse_version, roce_gap, roce_problem
+from netcfg.platforms.cumulus import parse
+from netcfg.platforms.cumulus.commands import COMMANDS, CONFIG, COUNTERS, SETTINGS
+from netcfg.platforms.cumulus.defaults import ROCE_CABLE_M, STOCK_DSCP_MAP, defaults
 from netcfg.platforms.cumulus.remediate import remediate
 from netcfg.platforms.cumulus.render import render_lines
 from netcfg.platforms.cumulus.secrets import mask_secrets
-from netcfg.platforms.cumulus.show import parse_show
 
 if TYPE_CHECKING:
     from netcfg.policy import Policy
     from netcfg.remediation import Remediation
-
-SYSTEM = Command("nv show system", "nv_show_system")
-CONFIG = Command("nv config show -o commands", "nv_config_show_commands")
-ROCE = Command("nv show qos roce", "nv_show_qos_roce")
-INTERFACES = Command("nv show interface -o json", "nv_show_interface_json")
-# In this order: an output cut short loses the commands after it, and every facet those carry.
-SETTINGS = [SYSTEM, CONFIG, ROCE, INTERFACES]
-COUNTERS = [p.command for p in PORT_COMMANDS]
-COMMANDS = [*SETTINGS, *COUNTERS]
 
 
 @register
@@ -83,68 +72,10 @@ class Cumulus(Platform):
     # --- parse ----------------------------------------------------------------------------------
 
     def parse_config(self, text: str, device: Device) -> DeviceState:
-        return read_config(text, device.name, self.name).state
+        return parse.parse_config(text, device)
 
     def parse_outputs(self, outputs: dict[str, str], device: Device) -> DeviceState:
-        text = outputs.get(CONFIG.file)
-        reading = read_config(text or "", device.name, self.name)
-        state = reading.state
-        state.model = state.os_version = None
-        state.facets = frozenset({"qos", "version", "lldp"})
-        why = state.unparsed.pop(RUNNING_CONFIG, None)
-        state.locations.pop(RUNNING_CONFIG, None)
-        if text is None or why is not None:
-            state.unparsed[CONFIG.cli] = "output missing" if text is None else why
-            state.facets -= {"qos"}
-        self._read_roce(state, reading.globals, outputs.get(ROCE.file))
-        version = parse_version(outputs.get(SYSTEM.file, ""))
-        if version is None:
-            missing = SYSTEM.file not in outputs
-            state.unparsed[SYSTEM.cli] = "output missing" if missing else "no product-release or build line"
-            state.facets -= {"version"}
-        state.os_version = version
-        downs = self._read_interfaces(state, outputs.get(INTERFACES.file))
-        self._read_counters(state, outputs, downs)
-        return state
-
-    def _read_roce(self, state: DeviceState, globals_: Globals | None, text: str | None) -> None:
-        show = parse_show(text) if text is not None else None
-        problem = "output missing" if show is None else roce_problem(show)
-        if problem is not None:
-            state.unparsed[ROCE.cli] = problem
-            # Whether the hardware runs the configuration is unknown: its QoS is not judged either.
-            state.facets -= {"qos"}
-        elif globals_ is not None and show is not None:
-            state.not_operational.update(roce_gap(globals_, show))
-
-    def _read_interfaces(self, state: DeviceState, text: str | None) -> dict[str, int]:
-        """MTU gaps, LLDP and the ports' link state; returns the link-down counts by port."""
-        found = parse_interfaces(text) if text is not None else "output missing"
-        if isinstance(found, str):
-            state.unparsed[INTERFACES.cli] = found
-            # An unreadable table says nothing about cabling: reported once, not as a missing
-            # neighbour on every port.
-            state.facets -= {"lldp"}
-            return {}
-        state.lldp = found.lldp
-        for name, port in state.interfaces.items():
-            running = found.mtus.get(name)
-            if running is not None and port.mtu is not None and running != port.mtu:
-                state.not_operational[f"{name}.mtu"] = (str(port.mtu), str(running))
-            port.oper_up = found.oper_up.get(name)
-            port.speed_gbps = found.speed_gbps.get(name)
-        # Releases before 5.11 print no operational state: the link state is then unknown, not down.
-        if any(name in found.oper_up for name in state.interfaces):
-            state.facets |= {"link"}
-        return found.link_downs
-
-    def _read_counters(self, state: DeviceState, outputs: dict[str, str], downs: dict[str, int]) -> None:
-        counters, unreadable = read_counters(outputs)
-        state.counters = with_link_downs(counters, downs)
-        state.unparsed.update(unreadable)
-        # No port up, nothing read: the counters are unknown, not zero.
-        if counters and not unreadable:
-            state.facets |= {"counters"}
+        return parse.parse_outputs(outputs, device)
 
     def mask_secrets(self, text: str) -> str:
         return mask_secrets(text)

@@ -8,7 +8,7 @@ import dataclasses
 from typing import ClassVar
 
 from netcfg.model import Device, DeviceState, InterfaceState, Watchdog
-from netcfg.platforms.cumulus import CONFIG, INTERFACES, ROCE, SYSTEM
+from netcfg.platforms.cumulus.commands import CONFIG, INTERFACES, ROCE, SYSTEM
 from netcfg.platforms.cumulus.counters import render_counters
 from netcfg.platforms.cumulus.defaults import STOCK_DSCP_MAP, defaults
 from netcfg.platforms.cumulus.operational import render_interfaces, render_roce, render_system, roce_gap

@@ -8,7 +8,8 @@ length (DSCP-based PFC, `output ieee-802.1 ... flow-control-queue`, `pfc-watchdo
 `show configuration | display set` (or a brace-form file), `show version`, `show lldp neighbors`,
 and the ports' link state and counters from `show interfaces extensive` and `show interfaces queue`
 (`counters`).
-What Junos expresses differently from the policy, and the defaults relied on: `facts`.
+What Junos expresses differently from the policy, and the defaults relied on: `facts`. What is
+collected: `commands`; what the lab's switches print: `lab`.
 """
 
 from __future__ import annotations
@@ -18,20 +19,19 @@ from typing import ClassVar
 from netcfg.model import Device, DeviceState
 from netcfg.platforms.base import Command, Platform, register
 from netcfg.platforms.junos import counters, facts, outputs, parse, render, secrets
+from netcfg.platforms.junos.commands import (
+    COMMANDS,
+    SHOW_CONFIG,
+    SHOW_CONFIG_COUNT,
+    SHOW_EXTENSIVE,
+    SHOW_LLDP,
+    SHOW_QUEUE,
+    SHOW_VERSION,
+)
 from netcfg.platforms.junos.remediate import remediation
 from netcfg.platforms.junos.syntax import read_config
 from netcfg.remediation import Remediation
 
-SHOW_CONFIG = Command("show configuration | display set", "show_configuration_display_set")
-# Junos ends a configuration with no closing line: the count of its lines shows a cut-short one.
-SHOW_CONFIG_COUNT = Command(
-    "show configuration | display set | count", "show_configuration_display_set_count"
-)
-SHOW_VERSION = Command("show version", "show_version")
-SHOW_LLDP = Command("show lldp neighbors", "show_lldp_neighbors")
-# Every port's link state and counters, and its egress queues' drops and ECN marks: one command each.
-SHOW_EXTENSIVE = Command("show interfaces extensive", "show_interfaces_extensive", counters=True)
-SHOW_QUEUE = Command("show interfaces queue", "show_interfaces_queue", counters=True)
 HIER_CONFIG_PLATFORM = "JUNIPER_JUNOS"
 # parse_config's name for the text it was given (a file or the collected config) in `unparsed`.
 RUNNING_CONFIG = "configuration"
@@ -59,7 +59,7 @@ class Junos(Platform):
     rule_modules: ClassVar[tuple[str, ...]] = ("netcfg.platforms.junos.rules",)
 
     def commands(self, device: Device) -> list[Command]:
-        return [SHOW_CONFIG, SHOW_CONFIG_COUNT, SHOW_VERSION, SHOW_LLDP, SHOW_EXTENSIVE, SHOW_QUEUE]
+        return list(COMMANDS)
 
     def render_config(self, state: DeviceState, device: Device) -> str:
         return render.render_config(state)

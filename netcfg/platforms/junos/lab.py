@@ -9,15 +9,14 @@ from functools import lru_cache
 from typing import ClassVar
 
 from netcfg.model import Device, DeviceState, LldpNeighbor, PortCounters, port_sort_key
-from netcfg.platforms.junos import (
+from netcfg.platforms.junos import facts, render
+from netcfg.platforms.junos.commands import (
     SHOW_CONFIG,
     SHOW_CONFIG_COUNT,
     SHOW_EXTENSIVE,
     SHOW_LLDP,
     SHOW_QUEUE,
     SHOW_VERSION,
-    facts,
-    render,
 )
 from netcfg.platforms.junos.counters import HEADER, SECTION_END
 from netcfg.platforms.simulator import CliProfile, Simulator, register_simulator

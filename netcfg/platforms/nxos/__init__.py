@@ -1,8 +1,8 @@
 """Cisco NX-OS (Nexus 9000): the MQC QoS chain rendered with Jinja2, read back with TTP.
 
-Rendering: render.py; reading config text and show outputs: parse.py (the config's shape:
-text.py; the MQC layers: mqc.py); what the lab's switches print: lab.py; masking: secrets.py;
-what `netcfg diff` compares: remediation.py.
+What is collected: commands.py; rendering: render.py; reading config text and show outputs: parse.py
+(the config's shape: text.py; the MQC layers: mqc.py; counters: counters.py); what the lab's switches
+print: lab.py; masking: secrets.py; what `netcfg diff` compares: remediation.py.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from netcfg.model import Device, DeviceState
 from netcfg.platforms.base import Command, Platform, register
-from netcfg.platforms.nxos import counters, parse, remediation, render, secrets
+from netcfg.platforms.nxos import commands, parse, remediation, render, secrets
 
 if TYPE_CHECKING:
     from netcfg.remediation import Remediation
@@ -25,7 +25,7 @@ class Nxos(Platform):
     config_suffix: ClassVar[str] = ".cfg"
     description: ClassVar[str] = "Cisco NX-OS switch"
     hier_config_platform: ClassVar[str | None] = "CISCO_NXOS"
-    running_config_file: ClassVar[str | None] = parse.SHOW_RUNNING.file
+    running_config_file: ClassVar[str | None] = commands.SHOW_RUNNING.file
     read_only_commands: ClassVar[tuple[str, ...]] = (
         r"show version",
         r"show running-config",
@@ -38,7 +38,7 @@ class Nxos(Platform):
     )
 
     def commands(self, device: Device) -> list[Command]:
-        return [parse.SHOW_VERSION, parse.SHOW_RUNNING, parse.SHOW_PFC, parse.SHOW_LLDP, *counters.COMMANDS]
+        return list(commands.COMMANDS)
 
     def render_config(self, state: DeviceState, device: Device) -> str:
         return render.render(state)

@@ -23,14 +23,8 @@ import re
 from dataclasses import dataclass, field
 
 from netcfg.model import DeviceState, PortCounters
-from netcfg.platforms.base import Command
+from netcfg.platforms.nxos.commands import SHOW_ERRORS, SHOW_INTERFACE, SHOW_QUEUING, SHOW_WATCHDOG
 from netcfg.platforms.nxos.text import normal_name
-
-SHOW_INTERFACE = Command("show interface", "show_interface", counters=True)
-SHOW_ERRORS = Command("show interface counters errors", "show_interface_counters_errors", counters=True)
-SHOW_QUEUING = Command("show queuing interface", "show_queuing_interface", counters=True)
-SHOW_WATCHDOG = Command("show queuing pfc-queue detail", "show_queuing_pfc-queue_detail", counters=True)
-COMMANDS = (SHOW_INTERFACE, SHOW_ERRORS, SHOW_QUEUING, SHOW_WATCHDOG)
 
 _NUMBER = r"\d[\d,]*"
 _HEADER = re.compile(r"^(?P<name>\S+) is (?P<state>up|down|administratively down)\b", re.M)

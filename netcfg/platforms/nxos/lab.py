@@ -8,8 +8,16 @@ import zlib
 from typing import ClassVar
 
 from netcfg.model import Device, DeviceState, InterfaceState, PortCounters, Watchdog
-from netcfg.platforms.nxos.counters import SHOW_ERRORS, SHOW_INTERFACE, SHOW_QUEUING, SHOW_WATCHDOG
-from netcfg.platforms.nxos.parse import SHOW_LLDP, SHOW_PFC, SHOW_RUNNING, SHOW_VERSION
+from netcfg.platforms.nxos.commands import (
+    SHOW_ERRORS,
+    SHOW_INTERFACE,
+    SHOW_LLDP,
+    SHOW_PFC,
+    SHOW_QUEUING,
+    SHOW_RUNNING,
+    SHOW_VERSION,
+    SHOW_WATCHDOG,
+)
 from netcfg.platforms.nxos.render import Live, render
 from netcfg.platforms.nxos.text import is_ethernet_port
 from netcfg.platforms.simulator import CliProfile, Simulator, register_simulator

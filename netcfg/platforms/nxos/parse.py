@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from netcfg.model import Device, DeviceState, InterfaceState, LldpNeighbor, PgBuffer, Watchdog
 from netcfg.parsing import many, one, ttp_parse
-from netcfg.platforms.base import Command
 from netcfg.platforms.nxos import counters
+from netcfg.platforms.nxos.commands import SHOW_LLDP, SHOW_PFC, SHOW_RUNNING, SHOW_VERSION
 from netcfg.platforms.nxos.mqc import (
     PLATFORM,
     Classification,
@@ -36,10 +36,6 @@ from netcfg.platforms.nxos.mqc import (
 )
 from netcfg.platforms.nxos.text import Node, interface_names, is_ethernet_port, normal_name, split_config
 
-SHOW_VERSION = Command("show version", "show_version")
-SHOW_RUNNING = Command("show running-config", "show_running-config")
-SHOW_PFC = Command("show interface priority-flow-control", "show_interface_priority-flow-control")
-SHOW_LLDP = Command("show lldp neighbors detail", "show_lldp_neighbors_detail")
 # parse_config's name for the text it was given (a file or `show running-config`) in `unparsed`.
 RUNNING_CONFIG = "running-config"
 DEFAULT_MTU = 1500

@@ -19,18 +19,13 @@ from typing import ClassVar
 from netcfg.model import Device, DeviceState, LldpNeighbor, PgBuffer
 from netcfg.platforms.base import Batch, Command, Platform, register
 from netcfg.platforms.sonic import counters, secrets, show
+from netcfg.platforms.sonic.commands import COMMANDS, LLDP, PFCWD, RUNNING, STATUS, VERSION
 from netcfg.platforms.sonic.configdb import ConfigDb, Unreadable, load
 from netcfg.platforms.sonic.names import PIPELINE_XON_BYTES, STOCK_CABLE_M
 from netcfg.platforms.sonic.parse import entries, parse_db
 from netcfg.platforms.sonic.render import config_db, render_text
 from netcfg.remediation import Remediation
 
-RUNNING = Command("show runningconfiguration all", "show_runningconfiguration_all")
-VERSION = Command("show version", "show_version")
-LLDP = Command("show lldp table", "show_lldp_table")
-PFCWD = Command("pfcwd show config", "pfcwd_show_config")
-STATUS = Command("show interfaces status", "show_interfaces_status", counters=True)
-COMMANDS = [RUNNING, VERSION, LLDP, PFCWD, STATUS, *counters.COUNTER_COMMANDS]
 # parse_config's name for the document it was given, in `unparsed` and `locations`.
 CONFIG_DB = "config_db JSON"
 

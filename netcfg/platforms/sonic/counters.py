@@ -32,16 +32,7 @@ from collections.abc import Callable
 from netcfg.model import DeviceState, PortCounters, port_sort_key
 from netcfg.platforms.base import Command
 from netcfg.platforms.sonic import show
-
-FLAP = Command("show interfaces flap", "show_interfaces_flap", counters=True)
-ERRORS = Command("show interfaces counters errors", "show_interfaces_counters_errors", counters=True)
-FEC = Command("show interfaces counters fec-stats", "show_interfaces_counters_fec_stats", counters=True)
-PFC = Command("show pfc counters", "show_pfc_counters", counters=True)
-PFCWD_STATS = Command("pfcwd show stats --empty", "pfcwd_show_stats", counters=True)
-QUEUE = Command("show queue counters", "show_queue_counters", counters=True)
-WRED = Command("show queue wredcounters", "show_queue_wredcounters", counters=True)
-PG_DROP = Command("show priority-group drop counters", "show_priority_group_drop_counters", counters=True)
-COUNTER_COMMANDS = [FLAP, ERRORS, FEC, PFC, PFCWD_STATS, QUEUE, WRED, PG_DROP]
+from netcfg.platforms.sonic.commands import ERRORS, FEC, FLAP, PFC, PFCWD_STATS, PG_DROP, QUEUE, WRED
 
 WATCHED = {"operational": False, "stormed": True}
 # What a release without the command (click) or without the counters polled prints instead.

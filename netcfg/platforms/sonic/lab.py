@@ -23,15 +23,20 @@ from netcfg.model import (
     port_sort_key,
 )
 from netcfg.platforms.simulator import CliProfile, Simulator, register_simulator
-from netcfg.platforms.sonic import LLDP, PFCWD, RUNNING, STATUS, VERSION, show
-from netcfg.platforms.sonic.counters import (
+from netcfg.platforms.sonic import show
+from netcfg.platforms.sonic.commands import (
     ERRORS,
     FEC,
     FLAP,
+    LLDP,
     PFC,
+    PFCWD,
     PFCWD_STATS,
     PG_DROP,
     QUEUE,
+    RUNNING,
+    STATUS,
+    VERSION,
     WRED,
 )
 from netcfg.platforms.sonic.names import DEFAULT_MTU, MAP_TABLES, STOCK_CABLE_M
