@@ -281,6 +281,10 @@ class InterfaceState:
     """
 
     name: str
+    # The settings of this port the source did not show (field names), where an empty or default
+    # value would otherwise read as "off": a queue table that binds an undefined profile, a port a
+    # config never mentions. Rules do not judge them; `parse.incomplete` names them once.
+    unread: frozenset[str] = frozenset()
     description: str | None = None
     mtu: int | None = None
     trust: str | None = None
@@ -327,6 +331,9 @@ class DeviceState:
     name: str
     platform: str
     facets: frozenset[str] = frozenset()
+    # Device-wide settings the source did not show (field names: "watchdog", "dscp_map", "lldp"):
+    # not judged, and named once by `parse.incomplete` (see InterfaceState.unread).
+    unread: frozenset[str] = frozenset()
     os_version: str | None = None
     model: str | None = None
     dscp_map: dict[int, int] = field(default_factory=dict)
@@ -361,6 +368,14 @@ class DeviceState:
     # Not part of what the device does: two states equal in settings are equal wherever they came from.
     source_file: str | None = field(default=None, compare=False)
     locations: dict[str, int] = field(default_factory=dict, compare=False)
+
+    def port_unread(self, interface: str, fields: tuple[str, ...]) -> bool:
+        """Whether any of these settings of a port (or the device-wide setting of the same name) went
+        unread: a port the source does not show at all has nothing read."""
+        port = self.interfaces.get(interface)
+        if port is None:
+            return bool(fields)
+        return not port.unread.isdisjoint(fields) or not self.unread.isdisjoint(fields)
 
     def interface(self, name: str) -> InterfaceState:
         if name not in self.interfaces:

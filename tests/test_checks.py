@@ -133,8 +133,43 @@ def test_the_dscp_rule_follows_the_class_to_the_pfc_priority_that_pauses_it(lab_
     # DSCP 26 still lands in class 3, but class 3 is paused as priority 4 (NX-OS `pause pfc-cos 4`).
     states["spine1"] = dataclasses.replace(states["spine1"], tc_pfc={3: 4})
     found = _found(lab_fabric, lab_policy, states)
-    assert set(found) == {("spine1", "qos.dscp_map")}
+    # Its ports still make 3 no-drop, not the 4 that pauses RoCE's class: RoCE is not lossless there.
+    assert set(found) == {("spine1", "qos.dscp_map"), ("spine1", "pfc.no_drop_priorities")}
     assert (found["spine1", "qos.dscp_map"].expected, found["spine1", "qos.dscp_map"].actual) == ("3", "4")
+    no_drop = found["spine1", "pfc.no_drop_priorities"]
+    assert (no_drop.expected, no_drop.actual) == ("{4}", "{3}")
+
+
+def test_a_design_carrying_roce_on_another_queue_is_named_once_and_judged_on_its_own_queue(
+    lab_fabric, lab_policy
+):
+    """RoCE DSCP 26 -> class 5 -> queue 5, no-drop 5, ECN on queue 5: one finding says what the
+    device does; ECN and PFC are judged on the queue and priority RoCE rides, and CNP DSCP 48 on
+    the queue it lands in (a strict queue 3 here)."""
+    states = intent_states(lab_fabric, lab_policy)
+    leaf = states["leaf-su1-r1"]
+    ecn = next(iter(leaf.interfaces.values())).ecn[3]
+    ports = {
+        name: dataclasses.replace(
+            port, no_drop_priorities=frozenset({5}), ecn={5: ecn}, strict_queues=frozenset({3})
+        )
+        for name, port in leaf.interfaces.items()
+    }
+    dscp_map = {**leaf.dscp_map, 26: 5, 48: 3}
+    states["leaf-su1-r1"] = dataclasses.replace(leaf, dscp_map=dscp_map, interfaces=ports)
+    found = {k: v for k, v in _found(lab_fabric, lab_policy, states).items() if k[0] == "leaf-su1-r1"}
+    assert {rule for _, rule in found} >= {"qos.dscp_map"}
+    assert not {rule for _, rule in found} & {
+        "ecn.enabled",
+        "ecn.thresholds",
+        "cnp.strict_queue",
+        "pfc.no_drop_priorities",
+    }
+    said = {f.message for f in run_checks(lab_fabric, lab_policy, states) if f.rule == "qos.dscp_map"}
+    assert said == {
+        "RoCE DSCP 26 rides priority 5 (queue 5) on this device; the policy expects priority 3",
+        "CNP DSCP 48 rides priority 3 (queue 3) on this device; the policy expects priority 6",
+    }
 
 
 def test_headroom_short_of_the_plan_is_named_with_both_figures(lab_fabric, lab_policy):

@@ -144,7 +144,7 @@ def test_rules_lists_ids_and_docs(capsys):
     out = capsys.readouterr().out
     for rule in ("pfc.no_drop_priorities", "link.pfc_mismatch", "rail.qos_consistency", "cabling.swapped"):
         assert rule in out
-    assert "exactly the lossless priority" in out
+    assert "no-drop set is exactly the" in out
 
 
 def test_render_writes_one_file_per_device(tmp_path, capsys):

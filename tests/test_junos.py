@@ -161,11 +161,12 @@ def test_a_display_set_config_of_an_apstra_qfx_leaf(lab_policy):
     assert state.watchdog == Watchdog(True, "drop", 200, 200, 100)
     fabric = _one_leaf_fabric(["et-0/0/0", "et-0/0/1"], "et-0/0/31")
     found = {(f.rule, f.expected, f.actual) for f in run_checks(fabric, lab_policy, {"leaf1": state})}
+    # The classifier leaves CNP DSCP 48 out (qos.dscp_map says so): the queue it rides is unknown,
+    # so its strict priority is not judged against a queue it does not take.
     assert found == {
         ("mtu.switch", "9214", "9216"),
         ("qos.dscp_map", "6", "unknown"),
         ("ecn.thresholds", "min 150 KB, max 1500 KB (+-10%), 100%", "min 1650 KB, max 2700 KB, 100%"),
-        ("cnp.strict_queue", "on", "off"),
         ("pfc.cable_length", "3 m (the planned cable)", "100 m (the platform default)"),
         ("pfc.cable_length", "30 m (the planned cable)", "100 m (the platform default)"),
         ("state.missing", "state for every device", "3 without state"),

@@ -34,9 +34,9 @@ SEEDED_NVIDIA = {
     ("leaf-su2-r1", "pfc.watchdog"),
     ("leaf-su2-r1", "rail.qos_consistency"),
     ("leaf-su2-r1", "sonic.pfcwd_coverage"),
-    # SONiC: the stock AZURE QoS.
+    # SONiC: the stock AZURE QoS (RoCE rides TC 1 and queue 1, which marks no ECN).
     ("leaf-su2-r3", "cnp.strict_queue"),
-    ("leaf-su2-r3", "ecn.thresholds"),
+    ("leaf-su2-r3", "ecn.enabled"),
     ("leaf-su2-r3", "link.dscp_mismatch"),
     ("leaf-su2-r3", "link.pfc_mismatch"),
     ("leaf-su2-r3", "pfc.cable_length"),
@@ -62,9 +62,9 @@ SEEDED_MULTI = {
     ("leaf-su1-r3", "pfc.watchdog"),
     ("leaf-su1-r3", "rail.qos_consistency"),
     ("leaf-su1-r3", "sonic.pfcwd_coverage"),
-    # NX-OS: the RoCE qos-group's network-qos class pauses CoS 4.
+    # NX-OS: the RoCE qos-group's network-qos class pauses CoS 4 (and its ports pause 4: said once,
+    # by qos.dscp_map).
     ("leaf-su1-r4", "link.pfc_mismatch"),
-    ("leaf-su1-r4", "pfc.no_drop_priorities"),
     ("leaf-su1-r4", "qos.dscp_map"),
     ("leaf-su1-r4", "rail.qos_consistency"),
     # EOS: ECN off on the lossless queue.

@@ -490,7 +490,12 @@ def test_a_qos_group_paused_by_another_priority(fabric, policy):
     assert parsed.tc_pfc == {3: 4}
     found = {(f.rule, f.expected, f.actual) for f in run_checks(fabric, policy, {leaf.name: parsed})}
     assert ("qos.dscp_map", "3", "4") in found
-    assert ("pfc.no_drop_priorities", "{3}", "{4}") in found
+    # The ports pause 4, the priority RoCE's class is paused on: the deviation is named once.
+    assert not any(rule == "pfc.no_drop_priorities" for rule, _, _ in found)
+    message = {f.message for f in run_checks(fabric, policy, {leaf.name: parsed}) if f.rule == "qos.dscp_map"}
+    assert message == {
+        "RoCE DSCP 26 rides priority 4 (queue 3) on this device; the policy expects priority 3"
+    }
 
 
 def test_factory_qos_is_the_stock_nexus(fabric, policy):
@@ -565,8 +570,10 @@ def test_configs_findings_point_at_file_and_line(nxos_lab, tmp_path, capsys):
     at = {(f["rule"], f["interface"]): f["line"] for f in findings if f["device"] == "leaf-su1-r2"}
     assert all(f["file"] == str(leaf) for f in findings if f["device"] == "leaf-su1-r2")
     assert at[("mtu.switch", "Ethernet1/2")] == line_of(leaf, "  mtu 1500")
-    pfc = [f for f in findings if f["rule"] == "pfc.no_drop_priorities"]
-    assert {f["line"] for f in pfc} == {line_of(leaf, "    pause pfc-cos 4")}
+    # RoCE's class paused on 4: qos.dscp_map names it once, at the line that does it.
+    paused = [f for f in findings if f["rule"] == "qos.dscp_map" and f["device"] == "leaf-su1-r2"]
+    assert {f["line"] for f in paused} == {line_of(leaf, "    pause pfc-cos 4")}
+    assert not [f for f in findings if f["rule"] == "pfc.no_drop_priorities" and f["device"] == "leaf-su1-r2"]
     ecn = [f for f in findings if f["rule"] == "ecn.thresholds"]
     assert {f["line"] for f in ecn} == {
         line_of(

@@ -22,8 +22,9 @@ FAULTS = {
     "leaf-su1-r1": (DeviceFaults(mtu={"Ethernet1/2": 1500}), {"mtu.switch", "link.mtu_mismatch"}),
     "leaf-su1-r2": (DeviceFaults(dscp_map={26: 1}), {"qos.dscp_map", "link.dscp_mismatch"}),
     "leaf-su1-r3": (
+        # Its ports pause 4, the priority RoCE's class is paused on: qos.dscp_map says so once.
         DeviceFaults(pfc_pause_priority={3: 4}),
-        {"qos.dscp_map", "pfc.no_drop_priorities", "link.pfc_mismatch"},
+        {"qos.dscp_map", "link.pfc_mismatch"},
     ),
     "leaf-su1-r4": (DeviceFaults(transport="truncate"), {"parse.unknown_output"}),
     "leaf-su2-r1": (DeviceFaults(trust="pcp"), {"qos.trust", "link.trust_mismatch"}),

@@ -208,9 +208,8 @@ def test_stock_config_findings_name_the_traps_at_their_lines(tmp_path, capsys):
         path, '"PORT_QOS_MAP"', '"Ethernet1"', '"pfc_enable"'
     )
     assert at[("mtu.switch", "Ethernet1-4,31-32")][1] == line_after(path, '"PORT"', '"Ethernet1"', '"mtu"')
-    assert at[("ecn.thresholds", "Ethernet1-4,31-32")][1] == line_after(
-        path, '"QUEUE"', '"Ethernet1|3"', '"wred_profile"'
-    )
+    # RoCE rides TC 1 and queue 1 on the stock maps, where the stock QUEUE table binds no ECN.
+    assert "queue 1, which RoCE DSCP 26 rides" in at[("ecn.enabled", "Ethernet1-4,31-32")][2]
     assert "(the platform default)" in at[("pfc.cable_length", "Ethernet1-4")][2]
     assert {r for r, _ in at} == {
         "sonic.azure_dscp_map",
@@ -220,7 +219,7 @@ def test_stock_config_findings_name_the_traps_at_their_lines(tmp_path, capsys):
         "pfc.watchdog",
         "pfc.headroom",
         "pfc.cable_length",
-        "ecn.thresholds",
+        "ecn.enabled",
         "cnp.strict_queue",
         "mtu.switch",
         "link.dscp_mismatch",

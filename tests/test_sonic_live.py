@@ -27,15 +27,16 @@ LOGIN = Login("admin", PASSWORD)
 RAIL = {"rail.qos_consistency"}
 # Each fault on its own device, and every rule that must name that device (and no other rule).
 FAULTS = {
-    # SONiC stock AZURE map on one leaf: DSCP 26 in lossy TC1, PFC on 3 and 4, AZURE_LOSSLESS ECN,
-    # no strict CNP queue, stock watchdog timers and cable lengths.
+    # SONiC stock AZURE map on one leaf: DSCP 26 in lossy TC1 (whose queue 1 marks no ECN and
+    # priority 1 pauses nothing), PFC on 3 and 4, no strict CNP queue, stock watchdog timers and
+    # cable lengths.
     "leaf-su1-r1": (
         DeviceFaults(factory_qos=True),
         {
             "sonic.azure_dscp_map",
             "qos.dscp_map",
             "pfc.no_drop_priorities",
-            "ecn.thresholds",
+            "ecn.enabled",
             "cnp.strict_queue",
             "pfc.watchdog",
             "pfc.cable_length",

@@ -344,8 +344,11 @@ def test_check_configs_points_at_the_hand_edited_lines(fabric, policy, tmp_path)
     states = config_states(fabric, tmp_path)
     found = [f for f in run_checks(fabric, policy, states) if f.device == device.name]
     line = text.splitlines().index("set_apps eth1 3,3,4791 4,5,26 6,5,48") + 1
+    pfc = next(i for i, row in enumerate(text.splitlines(), 1) if row.startswith("bnxtqos -dev=eth1 set_pfc"))
+    # RoCE now rides priority 4, which the NIC's PFC (on 3) does not pause: both lines are named.
     assert [(f.rule, f.interface, f.actual, f.file, f.line) for f in found] == [
-        ("qos.dscp_map", "eth1", "4", str(tmp_path / "gpu07.sh"), line)
+        ("pfc.no_drop_priorities", "eth1", "{3}", str(tmp_path / "gpu07.sh"), pfc),
+        ("qos.dscp_map", "eth1", "4", str(tmp_path / "gpu07.sh"), line),
     ]
 
 

@@ -8,7 +8,7 @@ from operator import attrgetter
 
 from netcfg.headroom import headroom
 from netcfg.intent import host_dcqcn
-from netcfg.model import Device, DeviceState, EcnSetting
+from netcfg.model import Device, DeviceState, EcnSetting, port_ranges
 from netcfg.platforms import get_platform
 from netcfg.policy import KB, Policy, VersionRule
 from netcfg.rules import (
@@ -17,6 +17,7 @@ from netcfg.rules import (
     Severity,
     compare,
     compare_ports,
+    fabric_port_names,
     fabric_ports,
     kilobytes,
     rule,
@@ -31,7 +32,7 @@ def check_trust(state: DeviceState, device: Device, ctx: CheckContext) -> list[I
     return compare_ports(state.name, ports, "trust mode", ctx.policy.trust, attrgetter("trust"))
 
 
-@rule("qos.dscp_map", Severity.ERROR, fields=("dscp_map",))
+@rule("qos.dscp_map", Severity.ERROR, fields=("dscp_map", "tc_pfc"))
 def check_dscp_map(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
     """RoCE DSCP lands in the class the policy's RoCE priority pauses, and CNP DSCP in the CNP priority's
     class, on every hop (followed through the device's DSCP -> class -> PFC priority chain)."""
@@ -44,10 +45,28 @@ def check_dscp_map(state: DeviceState, device: Device, ctx: CheckContext) -> Ite
         iface = port.name if port else None
         for label, tc in classes:
             actual = state.pfc_priority_of(tc.dscp, iface)
-            if actual != tc.priority:
+            if actual == tc.priority:
+                continue
+            if actual is None:
                 yield from compare(
-                    state.name, iface, f"{label} DSCP {tc.dscp} -> priority", tc.priority, actual
+                    state.name, iface, f"{label} DSCP {tc.dscp} -> priority", tc.priority, None
                 )
+                continue
+            # What the device does, said once: the queue and PFC rules follow the device's own chain.
+            queue = roce_queue(state, iface, tc.dscp)
+            rides = f"priority {actual}" + (f" (queue {queue})" if device.is_switch else "")
+            # The class is the policy's but another priority pauses it: the finding points there.
+            paused_elsewhere = state.dscp_priority(tc.dscp, iface) == tc.priority and state.source_file
+            yield Issue(
+                state.name,
+                iface,
+                str(tc.priority),
+                str(actual),
+                f"{label} DSCP {tc.dscp} rides {rides} on this device; "
+                f"the policy expects priority {tc.priority}",
+                file=state.source_file if paused_elsewhere else None,
+                line=state.line_of(iface, ("tc_pfc",)) if paused_elsewhere else None,
+            )
 
 
 @rule("pfc.enabled", Severity.ERROR, fields=("pfc_enabled",))
@@ -58,41 +77,60 @@ def check_pfc_enabled(state: DeviceState, device: Device, ctx: CheckContext) -> 
     return compare_ports(state.name, ports, "PFC", ctx.policy.lossless, attrgetter("pfc_enabled"))
 
 
-@rule("pfc.no_drop_priorities", Severity.ERROR, fields=("no_drop_priorities",))
+@rule("pfc.no_drop_priorities", Severity.ERROR, fields=("no_drop_priorities", "dscp_map", "tc_pfc"))
 def check_pfc_priority(state: DeviceState, device: Device, ctx: CheckContext) -> list[Issue]:
-    """The PFC no-drop set is exactly the lossless priority: no more (headroom), no less (drops); none
-    in lossy mode."""
-    expected = ctx.policy.lossless_priorities
+    """The PFC no-drop set is exactly the priority that pauses the RoCE DSCP's class on this device
+    (followed through its DSCP -> class -> PFC priority chain): no more (headroom), no less (drops);
+    none in lossy mode. Where that priority is not the policy's, `qos.dscp_map` says so."""
+    p = ctx.policy
     ports = fabric_ports(state, device, ctx)
-    return compare_ports(
-        state.name, ports, "PFC no-drop priorities", expected, attrgetter("no_drop_priorities")
-    )
+    if not p.lossless:
+        return compare_ports(
+            state.name, ports, "PFC no-drop priorities", frozenset(), attrgetter("no_drop_priorities")
+        )
+    issues = []
+    for port in ports:
+        paused = state.pfc_priority_of(p.roce.dscp, port.name)
+        want = frozenset({p.roce.priority if paused is None else paused})
+        if port.no_drop_priorities != want:
+            issues += compare(state.name, port.name, "PFC no-drop priorities", want, port.no_drop_priorities)
+    return issues
 
 
-@rule("ecn.enabled", Severity.ERROR, kinds=["switch"], fields=("ecn",))
+def roce_queue(state: DeviceState, port: str | None, dscp: int) -> int | None:
+    """The egress queue packets of this DSCP ride out of a port (None: the DSCP's class is unknown)."""
+    chain = state.chain(dscp, port)
+    return None if chain is None else chain.queue
+
+
+@rule("ecn.enabled", Severity.ERROR, kinds=["switch"], fields=("ecn", "dscp_map", "tc_queue"))
 def check_ecn_enabled(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
-    """ECN marks the queue that carries the lossless class, so DCQCN slows senders before PFC has to
-    pause them."""
-    queue = state.queue_of(ctx.policy.roce.priority)
+    """ECN marks the queue the RoCE DSCP rides on this device (followed through its DSCP -> class ->
+    queue chain), so DCQCN slows senders before PFC has to pause them."""
+    dscp = ctx.policy.roce.dscp
     for port in fabric_ports(state, device, ctx):
-        if queue not in port.ecn:
+        queue = roce_queue(state, port.name, dscp)
+        if queue is not None and queue not in port.ecn:
             yield Issue(
                 state.name,
                 port.name,
                 f"ECN on queue {queue}",
                 "off",
-                f"ECN is off on lossless queue {queue}: congestion will only be handled by PFC pauses",
+                f"ECN is off on queue {queue}, which RoCE DSCP {dscp} rides: congestion will only be "
+                "handled by PFC pauses",
             )
 
 
-@rule("ecn.thresholds", Severity.ERROR, kinds=["switch"], fields=("ecn",))
+@rule("ecn.thresholds", Severity.ERROR, kinds=["switch"], fields=("ecn", "dscp_map", "tc_queue"))
 def check_ecn_thresholds(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
-    """ECN thresholds and mark probability are within the policy band (tolerance covers KB vs KiB)."""
+    """ECN thresholds and mark probability on the RoCE DSCP's queue are within the policy band
+    (tolerance covers KB vs KiB)."""
     e = ctx.policy.ecn
-    queue = state.queue_of(ctx.policy.roce.priority)
+    dscp = ctx.policy.roce.dscp
     verdicts: dict[EcnSetting, bool] = {}
     for port in fabric_ports(state, device, ctx):
-        got = port.ecn.get(queue)
+        queue = roce_queue(state, port.name, dscp)
+        got = port.ecn.get(queue) if queue is not None else None
         if got is None:
             continue
         ok = verdicts.get(got)
@@ -117,17 +155,20 @@ def ecn_within_policy(setting: EcnSetting, policy: Policy) -> bool:
     return all(abs(got - want) <= want * tol for got, want in pairs) and setting.probability == e.probability
 
 
-@rule("cnp.strict_queue", Severity.ERROR, kinds=["switch"], fields=("strict_queues",))
+@rule("cnp.strict_queue", Severity.ERROR, kinds=["switch"], fields=("strict_queues", "dscp_map", "tc_queue"))
 def check_cnp_strict(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
-    """The queue that carries the CNP class is strict priority, so congestion notifications are never
-    queued behind data."""
+    """The queue each CNP DSCP rides on this device (followed through its DSCP -> class -> queue
+    chain) is strict priority, so congestion notifications are never queued behind data."""
     if not ctx.policy.cnp_strict:
         return
-    queues = sorted({state.queue_of(c.priority) for c in ctx.policy.cnp_classes})
+    dscps = sorted({c.dscp for c in ctx.policy.cnp_classes})
     for port in fabric_ports(state, device, ctx):
-        for queue in queues:
-            if queue not in port.strict_queues:
-                yield from compare(state.name, port.name, f"queue {queue} strict", True, False)
+        for dscp in dscps:
+            queue = roce_queue(state, port.name, dscp)
+            if queue is not None and queue not in port.strict_queues:
+                yield from compare(
+                    state.name, port.name, f"queue {queue} (CNP DSCP {dscp}) strict", True, False
+                )
 
 
 @rule("pfc.watchdog", Severity.ERROR, kinds=["switch"], fields=("watchdog",))
@@ -144,13 +185,16 @@ def check_watchdog(state: DeviceState, device: Device, ctx: CheckContext) -> Ite
     expected = (wd.action, wd.detection_ms, wd.restoration_ms, wd.polling_ms)
     actual = (g.action, g.detection_ms, g.restoration_ms, g.polling_ms) if g and g.enabled else None
     if actual != expected:
+        if actual is not None:
+            found = "action {}, detect {} ms, restore {} ms, poll {} ms".format(*(show(v) for v in actual))
+        else:
+            # Off only where the device said so; a state that holds no watchdog is unknown.
+            found = "not configured" if g is not None else "unknown"
         yield Issue(
             state.name,
             None,
             "action {}, detect {} ms, restore {} ms, poll {} ms".format(*expected),
-            "not configured"
-            if actual is None
-            else "action {}, detect {} ms, restore {} ms, poll {} ms".format(*(show(v) for v in actual)),
+            found,
             "PFC watchdog action or timers differ from the policy",
         )
 
@@ -261,6 +305,34 @@ def check_firmware(state: DeviceState, device: Device, ctx: CheckContext) -> Ite
                 show(version),
                 f"{label} {show(version)} is not allowed by the policy ({_version_expectation(rule_)})",
             )
+
+
+@rule("parse.incomplete", Severity.ERROR, facet=None)
+def check_incomplete(state: DeviceState, device: Device, ctx: CheckContext) -> tuple[Issue, ...]:
+    """Settings the source did not show (a table, section, referenced profile or port it lacks) are
+    named once per device and not judged: missing evidence is unknown, never "off"."""
+    if "qos" not in state.facets and not state.unread:
+        return ()
+    by_port: dict[str, list[str]] = {}
+    for port in fabric_port_names(device, ctx):
+        found = state.interfaces.get(port)
+        what = ("not in the source",) if found is None else tuple(sorted(found.unread))
+        if what:
+            by_port.setdefault(", ".join(what), []).append(port)
+    parts = [", ".join(sorted(state.unread))] if state.unread else []
+    parts += [f"{port_ranges(ports)}: {what}" for what, ports in by_port.items()]
+    if not parts:
+        return ()
+    shown = "; ".join(parts)
+    return (
+        Issue(
+            state.name,
+            None,
+            "every checked setting shown by the source",
+            f"not shown: {shown}",
+            f"not judged, as the source does not show them: {shown}",
+        ),
+    )
 
 
 @rule("parse.unknown_output", Severity.ERROR, facet=None)

@@ -10,6 +10,20 @@ from netcfg.model import Device, DeviceState, EcnSetting, Role, Watchdog
 from netcfg.policy import KB
 from netcfg.rules import CheckContext, Issue, Severity, fabric_ports, rule, show
 
+# A fingerprint entry the source did not show (a value None the source gave reads "unknown"), and
+# the setting each entry reads.
+UNSHOWN = "not shown"
+_FINGERPRINT_FIELDS = {
+    "RoCE DSCP class": "dscp_map",
+    "CNP DSCP class": "dscp_map",
+    "trust": "trust",
+    "PFC": "pfc_enabled",
+    "PFC no-drop": "no_drop_priorities",
+    "ECN": "ecn",
+    "CNP queue strict": "strict_queues",
+    "PFC watchdog": "watchdog",
+}
+
 
 def qos_fingerprint(state: DeviceState, device: Device, ctx: CheckContext) -> dict[str, str]:
     """What the policy needs identical across a rail, read on the leaf's fabric ports of the plan only
@@ -20,11 +34,18 @@ def qos_fingerprint(state: DeviceState, device: Device, ctx: CheckContext) -> di
     """
     p = ctx.policy
     ports = fabric_ports(state, device, ctx)
-    roce_queue, cnp_queue = state.queue_of(p.roce.priority), state.queue_of(p.cnp.priority)
+    # The queues the RoCE and CNP DSCPs ride on this leaf (its own chain), else the policy's.
+    roce_queue, cnp_queue = (
+        chain.queue if (chain := state.chain(tc.dscp)) is not None else state.queue_of(tc.priority)
+        for tc in (p.roce, p.cnp)
+    )
 
     def common(values: Iterable[object]) -> str:
         shown = {show(v) for v in set(values)}
         return " / ".join(sorted(shown)) if shown else "none"
+
+    def unread(field: str) -> bool:
+        return field in state.unread or any(state.port_unread(port.name, (field,)) for port in ports)
 
     fp = {
         "RoCE DSCP class": show(state.dscp_priority(p.roce.dscp)),
@@ -38,6 +59,10 @@ def qos_fingerprint(state: DeviceState, device: Device, ctx: CheckContext) -> di
         fp["CNP queue strict"] = common(cnp_queue in port.strict_queues for port in ports)
     if p.watchdog_required:
         fp["PFC watchdog"] = common(port.watchdog for port in ports) + f", {_watchdog_text(state.watchdog)}"
+    # A setting the leaf's source did not show is unknown, whatever an empty value would say.
+    for key, field in _FINGERPRINT_FIELDS.items():
+        if key in fp and unread(field):
+            fp[key] = UNSHOWN
     return fp
 
 
@@ -74,7 +99,8 @@ def _ecn_text(value: EcnSetting | None, ctx: CheckContext) -> str:
 def _watchdog_text(value: Watchdog | None) -> str:
     if value is None or not value.enabled:
         return "timers off"
-    return f"{value.action} {value.detection_ms}/{value.restoration_ms}/{value.polling_ms} ms"
+    timers = "/".join(show(t) for t in (value.detection_ms, value.restoration_ms, value.polling_ms))
+    return f"{show(value.action)} {timers} ms"
 
 
 @rule("rail.qos_consistency", Severity.ERROR, scope="fabric", kinds=["switch"])
@@ -97,7 +123,8 @@ def check_rail_consistency(ctx: CheckContext) -> Iterator[Issue]:
         reference = dict(counts[0][0]) if majority else policy_fingerprint(ctx)
         against = "the rest of rail" if majority else "the policy, as rail has no majority,"
         for name, fp in prints.items():
-            diff = {k: v for k, v in fp.items() if v != reference[k]}
+            # A setting the leaf's source did not show is not judged here (parse.incomplete names it).
+            diff = {k: v for k, v in fp.items() if v != reference[k] and UNSHOWN not in (v, reference[k])}
             if diff:
                 yield Issue(
                     name,

@@ -34,6 +34,7 @@ def run_checks(
                 raw += [(r, issue) for issue in r.func(ctx)]
         raw += _device_issues([r for r in RULES.values() if r.scope == "device"], ctx)
         raw += _link_issues([r for r in RULES.values() if r.scope == "link"], ctx)
+        raw = [(r, i) for r, i in raw if not _unread(r, i, states)]
         if fabric.waivers is None:
             return _merge([(r, i, None) for r, i in raw], states)
         day = waivers.today()
@@ -64,6 +65,20 @@ def _applies(r: Rule, state: DeviceState, kind: str) -> bool:
     if r.platforms is not None and state.platform not in r.platforms:
         return False
     return r.roles is None or kind in r.roles
+
+
+def _unread(r: Rule, issue: Issue, states: dict[str, DeviceState]) -> bool:
+    """An issue about settings the source did not show is no verdict: the rule read an empty or
+    default value where the device said nothing. `parse.incomplete` names those settings instead,
+    once per device."""
+    if not r.fields:
+        return False
+    state = states.get(issue.device)
+    if state is None:
+        return False
+    if issue.interface is None:
+        return not state.unread.isdisjoint(r.fields)
+    return state.port_unread(issue.interface, r.fields)
 
 
 def _device_issues(rules: list[Rule], ctx: CheckContext) -> list[tuple[Rule, Issue]]:

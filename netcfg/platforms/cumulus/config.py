@@ -123,7 +123,20 @@ def _locate(config: Config, dg: dict[str, Profile], loc: dict[str, int]) -> None
     loc[""] = max(1, config.last_line)
 
 
+# The settings each kind of profile a port can bind gives it.
+_PROFILE_SETTINGS = {
+    "mapping": {"trust", "dscp_map"},
+    "pfc": {"pfc_enabled", "no_drop_priorities", "cable_m"},
+    "congestion-control": {"ecn"},
+    "egress-scheduler": {"strict_queues"},
+}
+
+
 def _port_qos(config: Config, g: Globals, port: Port, iface: InterfaceState) -> None:
+    for kind, name in port.profiles.items():
+        if kind in _PROFILE_SETTINGS and (kind, name) not in config.profiles:
+            # A profile the configuration binds but does not define: its settings are unknown.
+            iface.unread |= _PROFILE_SETTINGS[kind]
     mapping = port.profiles.get("mapping")
     if mapping is None:
         iface.trust = g.trust

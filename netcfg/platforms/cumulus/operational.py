@@ -305,6 +305,9 @@ class InterfaceTable:
     speed_gbps: dict[str, int] = field(default_factory=dict)
     link_downs: dict[str, int] = field(default_factory=dict)
     lldp: list[LldpNeighbor] = field(default_factory=list)
+    # Whether any port carries an `lldp` object: without one anywhere, the output says nothing of
+    # neighbours (lldpd not running, a filtered output), which is no evidence that none is heard.
+    lldp_shown: bool = False
 
 
 # NVUE prints an operational speed as "400G", "1G", "1.6T" (or "100M", which is no whole Gb/s).
@@ -333,7 +336,9 @@ def parse_interfaces(text: str) -> InterfaceTable | str:
         link = entry.get("link")
         if isinstance(link, dict):
             _read_link(name, link, table)
-        found = entry.get("lldp", {}).get("neighbor", {}) if isinstance(entry.get("lldp"), dict) else {}
+        shown = isinstance(entry.get("lldp"), dict)
+        table.lldp_shown = table.lldp_shown or shown
+        found = entry["lldp"].get("neighbor", {}) if shown else {}
         for neighbour, detail in found.items() if isinstance(found, dict) else []:
             detail = detail if isinstance(detail, dict) else {}
             chassis = detail.get("chassis") if isinstance(detail.get("chassis"), dict) else {}

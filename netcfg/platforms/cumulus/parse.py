@@ -62,7 +62,13 @@ def _read_interfaces(state: DeviceState, text: str | None) -> dict[str, int]:
         # neighbour on every port.
         state.facets -= {"lldp"}
         return {}
-    state.lldp = found.lldp
+    if found.lldp_shown:
+        state.lldp = found.lldp
+    else:
+        # No port shows an `lldp` object: what the ports hear is unknown, said once by
+        # parse.incomplete rather than as a missing neighbour on every port.
+        state.facets -= {"lldp"}
+        state.unread |= {"lldp"}
     for name, port in state.interfaces.items():
         running = found.mtus.get(name)
         if running is not None and port.mtu is not None and running != port.mtu:

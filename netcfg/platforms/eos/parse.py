@@ -144,7 +144,12 @@ def _resolve(body: str, profiles: dict[str, tuple[dict, Block]], pfc_off_line: i
     offsets.pop("profile", None)
     lines: dict[str, int] = {}
     port = InterfaceState(name="", mtu=block.get("mtu"))
-    profile = profiles.get(block.get("profile"))
+    bound = block.get("profile")
+    profile = profiles.get(bound)
+    if bound is not None and profile is None:
+        # A `service-profile` the config does not define: what it would set is unknown. The port's
+        # own lines still apply over it, as on the device.
+        port.unread = frozenset(f for f in QOS_FIELDS if f not in offsets)
     if profile is not None:
         values, header = profile
         # Interface lines override the profile, as on the device.

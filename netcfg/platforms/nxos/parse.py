@@ -100,6 +100,8 @@ def parse_config(text: str, device: Device) -> DeviceState:
     # A class paused by a priority other than its own qos-group; by its own group (or several,
     # one of them its own) is the identity, which tc_pfc leaves out.
     state.tc_pfc = {group: cos[0] for group, cos in paused.items() if group not in cos}
+    if state.tc_pfc and "no_drop_priorities" in system.lines:
+        state.locations["tc_pfc"] = system.lines["no_drop_priorities"]
     no_drop = frozenset(cos for values in paused.values() for cos in values)
     system_buffers = ingress_buffers(network_qos, mqc)
     state.watchdog = _watchdog(data, system.watchdog_on)

@@ -180,6 +180,9 @@ def _running_watchdog(state: DeviceState, db: ConfigDb, text: str | None) -> Non
     if found is None or "PORT" not in found[0] or "ACTION" not in found[0]:
         state.unparsed[PFCWD.cli] = "no PORT / ACTION table"
         return
+    if "watchdog" in state.unread:
+        # A config that shows no PFC_WD table sets nothing to compare what runs with.
+        return
     shown = {
         r["PORT"]: _timers(r.get("ACTION"), r.get("DETECTION TIME"), r.get("RESTORATION TIME"))
         for r in found[1]

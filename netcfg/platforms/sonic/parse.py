@@ -27,6 +27,8 @@ _SAI_DEFAULT_PROBABILITY = 100
 # SONiC also lists ports `Ethernet0,Ethernet4|3`; and the keys there that are no port.
 PORT_TABLES = ("PORT_QOS_MAP", "QUEUE", "BUFFER_PG", "PFC_WD")
 NOT_PORTS = frozenset({"global", "GLOBAL"})
+# The DeviceState field each map of the chain fills.
+_CHAIN_FIELD = {"tc_to_queue_map": "tc_queue", "tc_to_pg_map": "tc_pg", "pfc_to_queue_map": "tc_pfc"}
 
 
 def parse_db(db: ConfigDb, name: str, platform: str) -> DeviceState:
@@ -198,6 +200,9 @@ def _read_bindings(read: _Reader, db: ConfigDb, state: DeviceState) -> None:
 def _read_chain(read: _Reader, db: ConfigDb, state: DeviceState, names: dict[str, str | None]) -> None:
     def the_map(kind: str, high: int) -> dict[int, int]:
         name = names[kind]
+        if name is not None and name not in (db.table(MAP_TABLES[kind]) or {}):
+            # Bound but not defined: the map is unknown, not the identity.
+            state.unread |= {_CHAIN_FIELD[kind]}
         return {} if name is None else read.index_map(MAP_TABLES[kind], name, 15, high)
 
     state.tc_queue = {tc: q for tc, q in the_map("tc_to_queue_map", 15).items() if tc != q}
@@ -216,8 +221,12 @@ def _read_chain(read: _Reader, db: ConfigDb, state: DeviceState, names: dict[str
 
 
 def _read_queues(read: _Reader, db: ConfigDb, state: DeviceState) -> None:
-    """QUEUE: ECN from the bound WRED_PROFILE, strict priority from the bound SCHEDULER."""
+    """QUEUE: ECN from the bound WRED_PROFILE, strict priority from the bound SCHEDULER. A fragment
+    without the table, or a queue bound to a profile or scheduler the document does not define,
+    leaves those settings unread (a whole device's config without the table marks nothing)."""
     if db.table("QUEUE") is None:
+        for port in state.interfaces.values():
+            port.unread |= {"ecn", "strict_queues"}
         return
     profiles = db.table("WRED_PROFILE") or {}
     schedulers = db.table("SCHEDULER") or {}
@@ -231,12 +240,16 @@ def _read_queues(read: _Reader, db: ConfigDb, state: DeviceState) -> None:
         queues = _indexes(read, ("QUEUE", key), index, 15)
         if "scheduler" in fields:
             scheduler = reference(read.text(("QUEUE", key, "scheduler"), fields["scheduler"]))
+            if scheduler not in schedulers:
+                port.unread |= {"strict_queues"}
             kind = schedulers.get(scheduler, {}).get("type")
             if isinstance(kind, str) and kind.upper() == "STRICT":
                 strict.setdefault(name, set()).update(queues)
                 _first(loc, f"{name}.strict_queues", db.line("QUEUE", key, "scheduler"))
         if "wred_profile" in fields:
             profile = reference(read.text(("QUEUE", key, "wred_profile"), fields["wred_profile"]))
+            if profile not in profiles:
+                port.unread |= {"ecn"}
             if profile not in settings:
                 settings[profile] = _ecn(read, profile, profiles.get(profile))
             if settings[profile] is not None:
@@ -293,6 +306,10 @@ def _read_buffers(read: _Reader, db: ConfigDb, state: DeviceState) -> None:
         if profile not in cache:
             cache[profile] = _pg_buffer(read, profile, profiles.get(profile))
         buffer = cache[profile]
+        if profile not in profiles:
+            # Bound but not defined: the group's buffer is unknown.
+            state.interfaces[name].unread |= {"pg_buffers"}
+            continue
         if buffer is None:
             continue
         for pg in _indexes(read, ("BUFFER_PG", key), index, 7):
@@ -301,10 +318,7 @@ def _read_buffers(read: _Reader, db: ConfigDb, state: DeviceState) -> None:
 
 
 def _pg_buffer(read: _Reader, name: str, profile: dict | None) -> PgBuffer | None:
-    if profile is None:
-        # Bound but not defined: the group's buffer is unknown, and the headroom rule says so.
-        return PgBuffer()
-    if "xoff" not in profile:
+    if profile is None or "xoff" not in profile:
         return None
     path = ("BUFFER_PROFILE", name)
     values = {
@@ -319,6 +333,8 @@ def _read_watchdog(read: _Reader, db: ConfigDb, state: DeviceState) -> None:
     covers its `pfc_enable` priorities."""
     table = db.table("PFC_WD")
     if table is None:
+        # A fragment (sonic-cfggen's qos.json) says nothing of the watchdog.
+        state.unread |= {"watchdog"}
         return
     sw_enable = {
         port: read.numbers(("PORT_QOS_MAP", key, "pfcwd_sw_enable"), fields["pfcwd_sw_enable"], 7)
