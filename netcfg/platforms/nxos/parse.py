@@ -34,7 +34,7 @@ from netcfg.platforms.nxos.mqc import (
     queue_shape,
     read_mqc,
 )
-from netcfg.platforms.nxos.text import Node, interface_names, is_ethernet_port, normal_name, split_config
+from netcfg.platforms.nxos.text import Node, is_ethernet_port, normal_name, port_blocks, split_config
 
 # parse_config's name for the text it was given (a file or `show running-config`) in `unparsed`.
 RUNNING_CONFIG = "running-config"
@@ -61,6 +61,7 @@ class _System:
 
     qos_input: str | None
     queuing_output: str | None
+    queuing_input: str | None
     network_qos: str | None
     watchdog_on: bool
     lines: dict[str, int]
@@ -78,12 +79,13 @@ def parse_config(text: str, device: Device) -> DeviceState:
     mqc = read_mqc(config.nodes)
     system, data = _system(config.nodes, mqc)
     state.os_version = one(data.get("version")).get("version")
-    ports = [
-        (name, node)
-        for node in config.nodes
-        if node.words[0] == "interface"
-        for name in interface_names(node)
-    ]
+    blocks, unreadable = port_blocks(config.nodes)
+    ports = list(blocks.items())
+    for node in unreadable:
+        # Its ports are not known: whatever it sets is unknown on them, and said so.
+        state.unparsed[f"{RUNNING_CONFIG} line {node.line}"] = (
+            f"'{node.text}' names no ports NX-OS accepts (a range within one slot, low to high)"
+        )
     missing = _undefined_policies(config.nodes, mqc)
     if missing is not None:
         line, why = missing
@@ -138,6 +140,8 @@ def _system(nodes: list[Node], mqc: Mqc) -> tuple[_System, dict]:
         elif n.text.startswith("service-policy type queuing output "):
             lines.setdefault("ecn", n.line)
             lines.setdefault("strict_queues", n.line)
+        elif n.text.startswith("service-policy type queuing input "):
+            lines.setdefault("pg_buffers", n.line)
         elif n.text.startswith("service-policy type network-qos "):
             lines.setdefault("no_drop_priorities", n.line)
         elif n.text.startswith(("priority-flow-control watch-dog", "priority-flow-control auto-restore")):
@@ -150,6 +154,7 @@ def _system(nodes: list[Node], mqc: Mqc) -> tuple[_System, dict]:
     system = _System(
         qos_input=bindings.get(("qos", "input")),
         queuing_output=bindings.get(("queuing", "output")),
+        queuing_input=bindings.get(("queuing", "input")),
         network_qos=bindings.get(("network-qos", None)),
         watchdog_on=one(data.get("wd_enable")).get("value") == "on",
         lines=lines,
@@ -232,7 +237,9 @@ def _port(
     if shape is not None:
         port.ecn, port.strict_queues = dict(shape.ecn), shape.strict
     # else the platform's default queuing: no ECN, no strict queue (the InterfaceState defaults)
-    buffers = policies.buffers.get(one(data.get("queuing_input")).get("value", ""), {})
+    # The port's input queuing policy, else the one `system qos` binds, else the network-qos buffers.
+    queuing_in = one(data.get("queuing_input")).get("value", system.queuing_input)
+    buffers = policies.buffers.get(queuing_in, {}) if queuing_in is not None else {}
     port.pg_buffers = dict(buffers or system_buffers)
     where = {name: node.line}
     fallback = dict(system.lines)
