@@ -29,6 +29,7 @@ from netcfg.model import (
 )
 from netcfg.platforms import get_platform
 from netcfg.platforms.base import is_read_only
+from netcfg.platforms.nxos.family import family
 from netcfg.platforms.simulator import simulator
 from netcfg.policy import Policy, load_policy
 from netcfg.sources import intent_states
@@ -422,6 +423,101 @@ interface Ethernet1/1
     state = NXOS.parse_config(text, LEAF)
     assert state.unparsed == {}
     assert state.interfaces["Ethernet1/1"].pg_buffers == {3: PgBuffer(101_920, 55_120, 34_320)}
+
+
+@pytest.mark.parametrize(
+    ("version", "name", "class_mtu"),
+    [
+        ("6.0(2)U6(1)", "Nexus 3000", True),
+        ("6.0(2)A8(11)", "Nexus 3500", True),
+        ("7.3(8)N1(1)", "Nexus 5000/6000", True),
+        ("7.0(3)I7(9)", "Nexus 9000 (unified NX-OS image)", False),
+        ("9.3(15)", "Nexus 9000 (unified NX-OS image)", False),
+        ("10.4(3)", "Nexus 9000 (unified NX-OS image)", False),
+    ],
+)
+def test_the_release_train_names_the_family(version: str, name: str, class_mtu: bool):
+    found = family(version)
+    assert found is not None and (found.name, found.class_mtu) == (name, class_mtu)
+
+
+SWITCHED = """\
+version {version}
+hostname tor1
+feature lldp
+class-map type network-qos RDMA
+  match qos-group 3
+policy-map type network-qos QOS_NETWORK
+  class type network-qos RDMA
+    mtu {rdma_mtu}
+    pause no-drop
+  class type network-qos class-default
+{default_mtu}system qos
+  service-policy type network-qos QOS_NETWORK
+interface Ethernet1/1
+  priority-flow-control mode on
+  switchport mode trunk
+interface Ethernet1/2
+  no switchport
+  mtu 9214
+"""
+
+
+def switched(version: str, rdma_mtu: int = 2240, default_mtu: str = "    mtu 9216\n") -> DeviceState:
+    text = SWITCHED.format(version=version, rdma_mtu=rdma_mtu, default_mtu=default_mtu)
+    return NXOS.parse_config(text, LEAF)
+
+
+def test_a_nexus_3000_switched_port_is_capped_by_its_network_qos_classes():
+    """6.0(2)U: a switched port takes the MTU of each network-qos class (class-default's is the
+    port's); a routed port keeps its own `mtu`."""
+    state = switched("6.0(2)U6(10)")
+    assert state.unparsed == {}
+    trunk, routed = state.interfaces["Ethernet1/1"], state.interfaces["Ethernet1/2"]
+    assert (trunk.mtu, trunk.class_mtu) == (9216, {3: 2240, 0: 9216})
+    assert (routed.mtu, routed.class_mtu) == (9214, {})
+    # class-default without `mtu`: the port's MTU is not in the text.
+    bare = switched("7.3(8)N1(1)", 9216, default_mtu="").interfaces["Ethernet1/1"]
+    assert (bare.mtu, bare.class_mtu) == (None, {3: 9216, 0: None})
+
+
+def test_a_nexus_9000_reads_the_same_text_with_per_port_mtu():
+    state = switched("10.4(3)")
+    trunk = state.interfaces["Ethernet1/1"]
+    assert (trunk.mtu, trunk.class_mtu) == (1500, {})
+
+
+def test_a_release_train_netcfg_does_not_know_is_said_so():
+    state = switched("7.3(1)D1(1)")
+    assert state.unparsed == {
+        "running-config version": "NX-OS 7.3(1)D1(1) is a release train netcfg does not know: its ports "
+        "are read with Nexus 9000 semantics (per-port MTU), which may not be this switch's"
+    }
+    assert state.interfaces["Ethernet1/1"].mtu == 1500
+
+
+def _class_mtu_findings(state: DeviceState, policy) -> set[tuple[str, str | None, str]]:
+    host = Device("gpu01", Role.HOST, "connectx", su=1, nics=[Nic(1, "eth0", "mlx5_0")])
+    fabric = Fabric(
+        "n3k",
+        1,
+        {LEAF.name: LEAF, host.name: host},
+        [Link(Endpoint(host.name, "eth0"), Endpoint(LEAF.name, "Ethernet1/1"), 100, 3)],
+        "roce-lossless",
+    )
+    found = run_checks(fabric, policy, {LEAF.name: state})
+    return {(f.rule, f.interface, f.actual) for f in found if f.rule == "nxos.class_mtu"}
+
+
+def test_a_lossless_class_mtu_below_the_host_mtu_is_a_finding(policy):
+    """The RDMA class at `mtu 2240` drops the host's 9000-byte frames however the port is set; at
+    9216 it carries them."""
+    assert _class_mtu_findings(switched("6.0(2)U6(10)"), policy) == {
+        ("nxos.class_mtu", "Ethernet1/1", "2240")
+    }
+    assert _class_mtu_findings(switched("6.0(2)U6(10)", 9216), policy) == set()
+    # A Nexus 9000 caps per port: the rule has nothing to read.
+    assert _class_mtu_findings(switched("10.4(3)"), policy) == set()
 
 
 def test_cos_classification_on_a_routed_fabric_is_a_trust_finding(fabric, policy):

@@ -23,11 +23,13 @@ from netcfg.model import Device, DeviceState, InterfaceState, LldpNeighbor, PgBu
 from netcfg.parsing import many, one, ttp_parse
 from netcfg.platforms.nxos import counters
 from netcfg.platforms.nxos.commands import SHOW_LLDP, SHOW_PFC, SHOW_RUNNING, SHOW_VERSION
+from netcfg.platforms.nxos.family import NEXUS_9000, Family, family
 from netcfg.platforms.nxos.mqc import (
     PLATFORM,
     Classification,
     Mqc,
     QueueShape,
+    class_mtus,
     classification,
     ingress_buffers,
     paused_classes,
@@ -79,6 +81,7 @@ def parse_config(text: str, device: Device) -> DeviceState:
     mqc = read_mqc(config.nodes)
     system, data = _system(config.nodes, mqc)
     state.os_version = one(data.get("version")).get("version")
+    semantics = _family(state)
     blocks, unreadable = port_blocks(config.nodes)
     ports = list(blocks.items())
     for node in unreadable:
@@ -110,9 +113,12 @@ def parse_config(text: str, device: Device) -> DeviceState:
         {name: classification(p, mqc) for (kind, name), p in mqc.policy_maps.items() if kind == "qos"},
         {name: queue_shape(p, mqc) for (kind, name), p in mqc.policy_maps.items() if kind == "queuing"},
         {name: ingress_buffers(p, mqc) for (kind, name), p in mqc.policy_maps.items() if kind == "queuing"},
+        class_mtus(network_qos, mqc) if semantics.class_mtu else None,
     )
     for name, node in ports:
-        port, where = _port(name, node, system, policies, device_policy, no_drop, system_buffers)
+        port, where = _port(
+            name, node, system, policies, device_policy, no_drop, system_buffers, frozenset(paused)
+        )
         state.interfaces[name] = port
         state.locations |= where
     for field, line in system.lines.items():
@@ -193,13 +199,31 @@ def _device_qos_policy(ports: list[tuple[str, Node]], system: _System) -> str | 
     return bound.most_common(1)[0][0] if bound else None
 
 
+def _family(state: DeviceState) -> Family:
+    """The family whose semantics the config is read with. A config without a `version` line (what
+    netcfg renders) is read as the Nexus 9000 netcfg renders for; a release of a train netcfg does
+    not know is read so too, and said so."""
+    if state.os_version is None:
+        return NEXUS_9000
+    found = family(state.os_version)
+    if found is None:
+        state.unparsed[f"{RUNNING_CONFIG} version"] = (
+            f"NX-OS {state.os_version} is a release train netcfg does not know: its ports are read "
+            "with Nexus 9000 semantics (per-port MTU), which may not be this switch's"
+        )
+        return NEXUS_9000
+    return found
+
+
 @dataclass(frozen=True, slots=True)
 class _Policies:
-    """What each policy map does, by name: classification, egress queuing, ingress buffers."""
+    """What each policy map does, by name: classification, egress queuing, ingress buffers; and on a
+    family that caps switched ports per class, each qos-group's network-qos class MTU and its line."""
 
     qos: dict[str, Classification]
     queuing: dict[str, QueueShape]
     buffers: dict[str, dict[int, PgBuffer]]
+    class_mtu: dict[int, tuple[int | None, int]] | None
 
 
 def _port(
@@ -210,6 +234,7 @@ def _port(
     device_policy: str | None,
     no_drop: frozenset[int],
     system_buffers: dict[int, PgBuffer],
+    paused_groups: frozenset[int],
 ) -> tuple[InterfaceState, dict[str, int]]:
     description = next((c.text[12:] for c in node.children if c.words[0] == "description"), None)
     body = "".join(f"{c.text}\n" for c in node.children if c.words[0] != "description")
@@ -219,6 +244,20 @@ def _port(
     port.mtu = one(data.get("mtu")).get("value", DEFAULT_MTU if ethernet else None)
     if not ethernet:
         return port, {name: node.line}
+    where = {name: node.line}
+    routed = any(c.text == "no switchport" for c in node.children)
+    if policies.class_mtu is not None and not routed:
+        # A switched port of a Nexus 3000/5000 has no MTU of its own: each class is capped at its
+        # network-qos MTU, and what the port takes is the class-default's.
+        port.class_mtu = {group: mtu for group, (mtu, _) in policies.class_mtu.items()}
+        default_mtu, default_line = policies.class_mtu.get(0, (None, 0))
+        port.mtu = default_mtu
+        if default_line:
+            where[f"{name}.mtu"] = default_line
+        # A class MTU finding is about a lossless class: it points at the first paused class's MTU.
+        paused = [policies.class_mtu[g][1] for g in sorted(paused_groups) if g in policies.class_mtu]
+        if paused:
+            where[f"{name}.class_mtu"] = paused[0]
     policy_name = one(data.get("qos_input")).get("value", system.qos_input)
     found = policies.qos.get(policy_name) if policy_name is not None else None
     if found is None:
@@ -241,13 +280,12 @@ def _port(
     queuing_in = one(data.get("queuing_input")).get("value", system.queuing_input)
     buffers = policies.buffers.get(queuing_in, {}) if queuing_in is not None else {}
     port.pg_buffers = dict(buffers or system_buffers)
-    where = {name: node.line}
     fallback = dict(system.lines)
     if shape is not None:
         fallback |= {"ecn": shape.ecn_line, "strict_queues": shape.strict_line}
     for child in node.children:
         for prefix, fields in _PORT_FIELDS:
-            if child.text.startswith(prefix):
+            if child.text.startswith(prefix) and f"{name}.{fields[0]}" not in where:
                 where |= {f"{name}.{f}": child.line for f in fields}
     if mode == "on" and "no_drop_priorities" in system.lines:
         # A port with PFC on pauses what the network-qos policy pauses: that is where to change it.
