@@ -520,6 +520,26 @@ def test_a_lossless_class_mtu_below_the_host_mtu_is_a_finding(policy):
     assert _class_mtu_findings(switched("10.4(3)"), policy) == set()
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "priority-flow-control fixed-restore multiplier 5",
+        "priority-flow-control watch-dog auto-restore-multiplier 10",
+        "priority-flow-control watch-dog internal-interface-multiplier 2",
+    ],
+)
+def test_a_watchdog_line_netcfg_does_not_read_makes_the_timers_unknown(line: str):
+    """A watchdog knob or spelling netcfg does not read may change any timer: they are unknown,
+    never the defaults; the watchdog itself stays on."""
+    text = fixture("show_running-config.txt").replace(
+        "priority-flow-control auto-restore multiplier 10\n",
+        f"priority-flow-control auto-restore multiplier 10\n{line}\n",
+    )
+    state = NXOS.parse_config(text, LEAF)
+    assert state.watchdog == Watchdog(True, "drop", None, None, 200)
+    assert state.interfaces["Ethernet1/1"].watchdog is True
+
+
 def test_cos_classification_on_a_routed_fabric_is_a_trust_finding(fabric, policy):
     leaf = fabric.devices["leaf-su1-r2"]
     text = NXOS.render_config(live_states(fabric, policy)["leaf-su1-r2"], leaf)

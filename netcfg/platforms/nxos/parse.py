@@ -45,6 +45,13 @@ DEFAULT_WATCHDOG_INTERVAL_MS = 100
 # Top-level lines the globals template reads (the hostname is left out, so that the device-wide
 # lines of a fabric's switches are one text and parse once).
 _GLOBAL_PREFIXES = ("version ", "priority-flow-control ", "service-policy ")
+# The global PFC watchdog lines the globals template reads; any other `priority-flow-control`
+# watch-dog or restore line (a spelling or knob netcfg does not know) may change the timers.
+_WATCHDOG_LINE = re.compile(r"priority-flow-control (?:watch-dog|auto-restore|fixed-restore)")
+_WATCHDOG_READ = re.compile(
+    r"priority-flow-control (?:watch-dog-interval (?:on|off)|watch-dog interval \d+|"
+    r"watch-dog shutdown-multiplier \d+|auto-restore multiplier \d+)$"
+)
 _PFC_HEADER = re.compile(r"^\s*Port\s+Mode\s+Oper\(VL bmap\)", re.M)
 # Interface lines and the InterfaceState fields each sets, for file:line locations.
 _PORT_FIELDS = (
@@ -107,7 +114,7 @@ def parse_config(text: str, device: Device) -> DeviceState:
     state.tc_pfc = {group: cos[0] for group, cos in paused.items() if group not in cos}
     no_drop = frozenset(cos for values in paused.values() for cos in values)
     system_buffers = ingress_buffers(network_qos, mqc)
-    state.watchdog = _watchdog(data, system.watchdog_on)
+    state.watchdog = _watchdog(data, system.watchdog_on, _unread_watchdog_lines(config.nodes))
     # Every port of a fabric switch binds one of a few policies: each is read once.
     policies = _Policies(
         {name: classification(p, mqc) for (kind, name), p in mqc.policy_maps.items() if kind == "qos"},
@@ -295,16 +302,28 @@ def _port(
     return port, where
 
 
-def _watchdog(data: dict, enabled: bool) -> Watchdog:
+def _unread_watchdog_lines(nodes: list[Node]) -> bool:
+    """Whether a top-level watchdog line is one the globals template does not read."""
+    return any(
+        _WATCHDOG_LINE.match(n.text) and not _WATCHDOG_READ.match(n.text) for n in nodes if not n.children
+    )
+
+
+def _watchdog(data: dict, enabled: bool, unread: bool) -> Watchdog:
     """The device-wide PFC watchdog: queues are polled every `interval`, shut after
     `shutdown-multiplier` polls and restored after `auto-restore multiplier` polls. NX-OS drops
     the traffic of a queue it shuts: its action is always drop. A multiplier the text does not give
-    is unknown."""
+    is unknown, and so is every timer next to a watchdog line of another form (`fixed-restore`, a
+    spelling netcfg does not know)."""
     if not enabled:
         return Watchdog(enabled=False)
     interval = one(data.get("wd_interval")).get("value", DEFAULT_WATCHDOG_INTERVAL_MS)
     shutdown = one(data.get("wd_shutdown")).get("value")
     restore = one(data.get("wd_restore")).get("value")
+    if unread:
+        # A line netcfg cannot read may set any timer: none is known, rather than a default.
+        interval = one(data.get("wd_interval")).get("value")
+        shutdown = restore = None
     return Watchdog(
         enabled=True,
         action="drop",
