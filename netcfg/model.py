@@ -317,6 +317,10 @@ class InterfaceState:
     speed_gbps: int | None = None
     # Host NICs: the PCIe link the NIC trained at.
     pcie: PcieLink | None = None
+    # Where a platform caps frames per traffic class rather than per port (NX-OS 3000/5000 network-qos
+    # class MTU on switched ports): traffic class -> its MTU, None where the class names none. Empty:
+    # the port's `mtu` is the only cap.
+    class_mtu: dict[int, int | None] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

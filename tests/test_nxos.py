@@ -14,9 +14,22 @@ from netcfg.checks.runner import run_checks
 from netcfg.cli import main
 from netcfg.inventory import load_fabric
 from netcfg.lab.devices import DeviceFaults, apply_faults, live_states
-from netcfg.model import Device, DeviceState, EcnSetting, Fabric, LldpNeighbor, Role, Watchdog
+from netcfg.model import (
+    Device,
+    DeviceState,
+    EcnSetting,
+    Endpoint,
+    Fabric,
+    Link,
+    LldpNeighbor,
+    Nic,
+    PgBuffer,
+    Role,
+    Watchdog,
+)
 from netcfg.platforms import get_platform
 from netcfg.platforms.base import is_read_only
+from netcfg.platforms.nxos.family import family
 from netcfg.platforms.simulator import simulator
 from netcfg.policy import Policy, load_policy
 from netcfg.sources import intent_states
@@ -284,6 +297,247 @@ def test_config_mode_paste_form(tmp_path):
     assert state.tc_pfc == {3: 4} and state.chain(26, "Ethernet1/1").pfc_priority == 4
     # `watch-dog interval 300` after `exit` is global; no multipliers: unknown timers.
     assert state.watchdog == Watchdog(True, "drop", None, None, 300)
+
+
+@pytest.fixture(scope="module")
+def ranges() -> DeviceState:
+    return NXOS.parse_config(fixture("running_config_ranges.txt"), LEAF)
+
+
+def test_interface_ranges_give_every_port_the_block_and_later_blocks_merge(ranges: DeviceState):
+    """A leaf config kept with ranges (`interface Ethernet 1/1-1/16`, `Ethernet1/9-10`, comma lists,
+    another line card), later per-port blocks that override one setting, a banner quoting a range,
+    mgmt0 and loopbacks: every port of a range is a port of its own."""
+    assert ranges.unparsed == {}
+    ports = ranges.interfaces
+    assert set(ports) == {
+        *(f"Ethernet1/{n}" for n in (*range(1, 25), 29, 31, 32)),
+        *(f"Ethernet2/{n}" for n in range(1, 5)),
+        "mgmt0",
+        "loopback0",
+        "loopback1",
+    }
+    e16 = ports["Ethernet1/16"]
+    assert (e16.description, e16.mtu, e16.pfc_enabled, e16.no_drop_priorities) == (
+        "gpu-rail1",
+        9214,
+        True,
+        frozenset({3}),
+    )
+    # `system qos` binds the classification and the egress queuing of every port.
+    assert (e16.trust, e16.dscp_map, e16.strict_queues) == ("dscp", None, frozenset({6}))
+    assert e16.ecn == {3: EcnSetting(150_000, 1_500_000, 100)}
+    # `interface Ethernet1/5` after the range: its MTU and description win, the rest stays.
+    e5 = ports["Ethernet1/5"]
+    assert (e5.mtu, e5.pfc_enabled, e5.watchdog) == (1500, True, True)
+    assert e5.description == "gpu05:eth0 (replaced NIC, MTU not yet raised)"
+    # `interface Ethernet1/9-10` binds its own classification over the system's: it matches CoS.
+    assert {n: (ports[n].trust, ports[n].dscp_map) for n in ("Ethernet1/9", "Ethernet1/10")} == {
+        "Ethernet1/9": ("cos", {}),
+        "Ethernet1/10": ("cos", {}),
+    }
+    assert ports["Ethernet1/31"].ecn == {3: EcnSetting(950_000, 3_000_000, 7)}
+    assert ports["Ethernet1/31"].description == "spine1:Ethernet1/9"
+    # Spare ports: no PFC mode line (`auto`, unknown from the config), NX-OS's MTU 1500.
+    assert (ports["Ethernet2/4"].mtu, ports["Ethernet2/4"].pfc_enabled) == (1500, None)
+    text = fixture("running_config_ranges.txt").splitlines()
+    loc = ranges.locations
+    assert text[loc["Ethernet1/5.mtu"] - 1] == "  mtu 1500"
+    assert text[loc["Ethernet1/9.trust"] - 1] == "  service-policy type qos input QOS_STORAGE"
+    assert text[loc["Ethernet1/16"] - 1] == "interface Ethernet 1/1-1/16"
+    assert text[loc["Ethernet1/16.trust"] - 1] == "  service-policy type qos input QOS_IN"
+
+
+def test_interface_ranges_give_the_findings_of_each_port(ranges: DeviceState, policy):
+    """The ports a range configures are checked as such: the CoS-trusting storage ports, the uplink
+    ECN band and the one host port left at MTU 1500 are found, the rest of the range passes."""
+    hosts = {"Ethernet1/1": "gpu01", "Ethernet1/5": "gpu05", "Ethernet1/9": "stor01", "Ethernet1/16": "gpu16"}
+    devices = {LEAF.name: LEAF, "spine1": Device("spine1", Role.SPINE, "nxos")}
+    links = [Link(Endpoint(LEAF.name, "Ethernet1/31"), Endpoint("spine1", "Ethernet1/9"), 400, 10)]
+    for port, host in hosts.items():
+        devices[host] = Device(host, Role.HOST, "connectx", su=1, nics=[Nic(1, "eth0", "mlx5_0")])
+        links.append(Link(Endpoint(host, "eth0"), Endpoint(LEAF.name, port), 400, 3))
+    fabric = Fabric("ranges", 1, devices, links, "roce-lossless")
+    found = {
+        (f.rule, f.interface, f.actual)
+        for f in run_checks(fabric, policy, {LEAF.name: ranges})
+        if f.rule != "state.missing"
+    }
+    assert found == {
+        ("qos.trust", "Ethernet1/9", "cos"),
+        ("mtu.switch", "Ethernet1/5", "1500"),
+        ("ecn.thresholds", "Ethernet1/31", "min 950 KB, max 3000 KB, 7%"),
+        ("pfc.watchdog", None, "action drop, detect unknown ms, restore unknown ms, poll 100 ms"),
+    }
+
+
+@pytest.mark.parametrize(
+    ("line", "names"),
+    [
+        ("interface Ethernet 1/1-1/4", ["Ethernet1/1", "Ethernet1/2", "Ethernet1/3", "Ethernet1/4"]),
+        ("interface Ethernet1/1-3", ["Ethernet1/1", "Ethernet1/2", "Ethernet1/3"]),
+        ("interface ethernet 1/7 - 8", ["Ethernet1/7", "Ethernet1/8"]),
+        ("interface Ethernet1/1-2, Ethernet1/7", ["Ethernet1/1", "Ethernet1/2", "Ethernet1/7"]),
+        ("interface Eth1/1,Eth2/1", ["Ethernet1/1", "Ethernet2/1"]),
+        ("interface Ethernet1/1 - Ethernet1/2", ["Ethernet1/1", "Ethernet1/2"]),
+        ("interface Ethernet1/3/1-2", ["Ethernet1/3/1", "Ethernet1/3/2"]),
+        ("interface port-channel10-11", ["port-channel10", "port-channel11"]),
+        ("interface Ethernet1/49.10", ["Ethernet1/49.10"]),
+        ("interface mgmt0", ["mgmt0"]),
+    ],
+)
+def test_interface_line_forms(line: str, names: list[str]):
+    state = NXOS.parse_config(f"feature lldp\n{line}\n  mtu 9214\n", LEAF)
+    assert state.unparsed == {}
+    assert list(state.interfaces) == names
+
+
+@pytest.mark.parametrize("spec", ["Ethernet1/1-2/4", "Ethernet1/9-1/2", "Ethernet1/1-1/4000"])
+def test_a_range_nxos_would_refuse_is_unknown_and_said_so(spec: str):
+    """A range across slots, backwards or larger than a line card names no ports: its settings are
+    unknown, with the line that says so, never a port named after the range."""
+    state = NXOS.parse_config(f"feature lldp\ninterface Ethernet1/30\n\ninterface {spec}\n  mtu 9214\n", LEAF)
+    assert list(state.interfaces) == ["Ethernet1/30"]
+    assert state.unparsed == {
+        "running-config line 4": (
+            f"'interface {spec}' names no ports NX-OS accepts (a range within one slot, low to high)"
+        )
+    }
+
+
+def test_system_qos_input_queuing_sizes_every_port():
+    """`service-policy type queuing input` under `system qos` sizes the ingress buffers of every port
+    that binds none of its own."""
+    text = """\
+version 10.4(3)
+policy-map type queuing BUFFERS
+  class type queuing c-in-q3
+    pause buffer-size 101920 pause-threshold 46800 resume-threshold 34320
+class-map type queuing c-in-q3
+  match qos-group 3
+system qos
+  service-policy type queuing input BUFFERS
+interface Ethernet1/1
+  mtu 9214
+"""
+    state = NXOS.parse_config(text, LEAF)
+    assert state.unparsed == {}
+    assert state.interfaces["Ethernet1/1"].pg_buffers == {3: PgBuffer(101_920, 55_120, 34_320)}
+
+
+@pytest.mark.parametrize(
+    ("version", "name", "class_mtu"),
+    [
+        ("6.0(2)U6(1)", "Nexus 3000", True),
+        ("6.0(2)A8(11)", "Nexus 3500", True),
+        ("7.3(8)N1(1)", "Nexus 5000/6000", True),
+        ("7.0(3)I7(9)", "Nexus 9000 (unified NX-OS image)", False),
+        ("9.3(15)", "Nexus 9000 (unified NX-OS image)", False),
+        ("10.4(3)", "Nexus 9000 (unified NX-OS image)", False),
+    ],
+)
+def test_the_release_train_names_the_family(version: str, name: str, class_mtu: bool):
+    found = family(version)
+    assert found is not None and (found.name, found.class_mtu) == (name, class_mtu)
+
+
+SWITCHED = """\
+version {version}
+hostname tor1
+feature lldp
+class-map type network-qos RDMA
+  match qos-group 3
+policy-map type network-qos QOS_NETWORK
+  class type network-qos RDMA
+    mtu {rdma_mtu}
+    pause no-drop
+  class type network-qos class-default
+{default_mtu}system qos
+  service-policy type network-qos QOS_NETWORK
+interface Ethernet1/1
+  priority-flow-control mode on
+  switchport mode trunk
+interface Ethernet1/2
+  no switchport
+  mtu 9214
+"""
+
+
+def switched(version: str, rdma_mtu: int = 2240, default_mtu: str = "    mtu 9216\n") -> DeviceState:
+    text = SWITCHED.format(version=version, rdma_mtu=rdma_mtu, default_mtu=default_mtu)
+    return NXOS.parse_config(text, LEAF)
+
+
+def test_a_nexus_3000_switched_port_is_capped_by_its_network_qos_classes():
+    """6.0(2)U: a switched port takes the MTU of each network-qos class (class-default's is the
+    port's); a routed port keeps its own `mtu`."""
+    state = switched("6.0(2)U6(10)")
+    assert state.unparsed == {}
+    trunk, routed = state.interfaces["Ethernet1/1"], state.interfaces["Ethernet1/2"]
+    assert (trunk.mtu, trunk.class_mtu) == (9216, {3: 2240, 0: 9216})
+    assert (routed.mtu, routed.class_mtu) == (9214, {})
+    # class-default without `mtu`: the port's MTU is not in the text.
+    bare = switched("7.3(8)N1(1)", 9216, default_mtu="").interfaces["Ethernet1/1"]
+    assert (bare.mtu, bare.class_mtu) == (None, {3: 9216, 0: None})
+
+
+def test_a_nexus_9000_reads_the_same_text_with_per_port_mtu():
+    state = switched("10.4(3)")
+    trunk = state.interfaces["Ethernet1/1"]
+    assert (trunk.mtu, trunk.class_mtu) == (1500, {})
+
+
+def test_a_release_train_netcfg_does_not_know_is_said_so():
+    state = switched("7.3(1)D1(1)")
+    assert state.unparsed == {
+        "running-config version": "NX-OS 7.3(1)D1(1) is a release train netcfg does not know: its ports "
+        "are read with Nexus 9000 semantics (per-port MTU), which may not be this switch's"
+    }
+    assert state.interfaces["Ethernet1/1"].mtu == 1500
+
+
+def _class_mtu_findings(state: DeviceState, policy) -> set[tuple[str, str | None, str]]:
+    host = Device("gpu01", Role.HOST, "connectx", su=1, nics=[Nic(1, "eth0", "mlx5_0")])
+    fabric = Fabric(
+        "n3k",
+        1,
+        {LEAF.name: LEAF, host.name: host},
+        [Link(Endpoint(host.name, "eth0"), Endpoint(LEAF.name, "Ethernet1/1"), 100, 3)],
+        "roce-lossless",
+    )
+    found = run_checks(fabric, policy, {LEAF.name: state})
+    return {(f.rule, f.interface, f.actual) for f in found if f.rule == "nxos.class_mtu"}
+
+
+def test_a_lossless_class_mtu_below_the_host_mtu_is_a_finding(policy):
+    """The RDMA class at `mtu 2240` drops the host's 9000-byte frames however the port is set; at
+    9216 it carries them."""
+    assert _class_mtu_findings(switched("6.0(2)U6(10)"), policy) == {
+        ("nxos.class_mtu", "Ethernet1/1", "2240")
+    }
+    assert _class_mtu_findings(switched("6.0(2)U6(10)", 9216), policy) == set()
+    # A Nexus 9000 caps per port: the rule has nothing to read.
+    assert _class_mtu_findings(switched("10.4(3)"), policy) == set()
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "priority-flow-control fixed-restore multiplier 5",
+        "priority-flow-control watch-dog auto-restore-multiplier 10",
+        "priority-flow-control watch-dog internal-interface-multiplier 2",
+    ],
+)
+def test_a_watchdog_line_netcfg_does_not_read_makes_the_timers_unknown(line: str):
+    """A watchdog knob or spelling netcfg does not read may change any timer: they are unknown,
+    never the defaults; the watchdog itself stays on."""
+    text = fixture("show_running-config.txt").replace(
+        "priority-flow-control auto-restore multiplier 10\n",
+        f"priority-flow-control auto-restore multiplier 10\n{line}\n",
+    )
+    state = NXOS.parse_config(text, LEAF)
+    assert state.watchdog == Watchdog(True, "drop", None, None, 200)
+    assert state.interfaces["Ethernet1/1"].watchdog is True
 
 
 def test_cos_classification_on_a_routed_fabric_is_a_trust_finding(fabric, policy):

@@ -105,7 +105,9 @@ def test_batfish_grammar_sample_pauses_nothing():
 def test_microsoft_sdn_nexus3132_tor():
     """A full NX-OS 6.0(2)U6(1) Nexus 3132 running config: CoS 3 -> qos-group 3 bound at `system
     qos`; the RDMA network-qos class `pause no-drop` (its own CoS 3) with MTU 2240; an input queuing
-    policy sizing the RDMA buffer on the host ports; PFC on per host port; routed uplinks at 9100."""
+    policy sizing the RDMA buffer on the host ports; PFC on per host port; routed uplinks at 9100.
+    On this Nexus 3000 release a switched port has no MTU of its own: class-default carries 9216,
+    the RDMA class 2240, below the host MTU."""
     text = read("nxos/msft_sdn_nexus3132_tor1.cfg")
     state = NXOS.parse_config(text, SWITCH)
     assert state.unparsed == {}
@@ -113,11 +115,19 @@ def test_microsoft_sdn_nexus3132_tor():
     assert (state.dscp_map, state.tc_pfc, state.watchdog) == ({}, {}, Watchdog(enabled=False))
     host = state.interfaces["Ethernet1/3/1"]
     assert (host.trust, host.pfc_enabled, host.no_drop_priorities) == ("cos", True, frozenset({3}))
-    assert (host.mtu, host.ecn, host.strict_queues) == (1500, {}, frozenset())
+    assert (host.mtu, host.class_mtu, host.ecn, host.strict_queues) == (
+        9216,
+        {3: 2240, 0: 9216},
+        {},
+        frozenset(),
+    )
+    lines = text.splitlines()
+    assert lines[state.locations["Ethernet1/3/1.class_mtu"] - 1] == "    mtu 2240"
     # buffer-size 101920, XOFF at 46800 (headroom above it: 55120), XON at 34320.
     assert host.pg_buffers == {3: PgBuffer(101_920, 55_120, 34_320)}
     uplink = state.interfaces["Ethernet1/27"]
     assert (uplink.description, uplink.mtu, uplink.pfc_enabled) == ("Uplink to Spine1", 9100, None)
+    assert uplink.class_mtu == {}  # routed (`no switchport`): its own `mtu`
     assert state.interfaces["port-channel1"].description == "HSRP Link To TOR2"
     # The banner's text and the copp, ACL, BGP and VLAN sections are not QoS.
     assert {n for n in state.interfaces if n.startswith("Ethernet")} == {
@@ -136,8 +146,9 @@ def test_microsoft_sdn_nexus3132_tor():
         ("cnp.strict_queue", "Ethernet1/3/1, Ethernet1/27", "off"),
         ("pfc.watchdog", "Ethernet1/3/1, Ethernet1/27", "off"),
         ("pfc.watchdog", None, "not configured"),
-        ("mtu.switch", "Ethernet1/3/1", "1500"),
+        ("mtu.switch", "Ethernet1/3/1", "9216"),  # class-default's
         ("mtu.switch", "Ethernet1/27", "9100"),
+        ("nxos.class_mtu", "Ethernet1/3/1", "2240"),  # RDMA frames above 2240 are dropped
     }
 
 

@@ -2,7 +2,8 @@
 
 What is collected: commands.py; rendering: render.py; reading config text and show outputs: parse.py
 (the config's shape: text.py; the MQC layers: mqc.py; counters: counters.py); what the lab's switches
-print: lab.py; masking: secrets.py; what `netcfg diff` compares: remediation.py.
+print: lab.py; masking: secrets.py; what `netcfg diff` compares: remediation.py; the Nexus family
+a release runs on: family.py; NX-OS's own rule (the class MTU of a Nexus 3000/5000): rules.py.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ class Nxos(Platform):
     description: ClassVar[str] = "Cisco NX-OS switch"
     hier_config_platform: ClassVar[str | None] = "CISCO_NXOS"
     running_config_file: ClassVar[str | None] = commands.SHOW_RUNNING.file
+    rule_modules: ClassVar[tuple[str, ...]] = ("netcfg.platforms.nxos.rules",)
     read_only_commands: ClassVar[tuple[str, ...]] = (
         r"show version",
         r"show running-config",

@@ -122,9 +122,13 @@ def _policy_class(name: str, node: Node) -> PolicyClass:
     data = ttp_parse(PLATFORM, "policy_class", node.body())
     lines = {}
     for child in node.children:
-        key = {"set": "qos_group", "pause": "pause", "priority": "priority", "random-detect": "ecn"}.get(
-            child.words[0]
-        )
+        key = {
+            "set": "qos_group",
+            "pause": "pause",
+            "priority": "priority",
+            "random-detect": "ecn",
+            "mtu": "mtu",
+        }.get(child.words[0])
         if key is not None:
             lines.setdefault(key, child.line)
     pause = one(data.get("pause"))
@@ -291,6 +295,19 @@ def queue_shape(policy: PolicyMap, mqc: Mqc) -> QueueShape:
             strict.add(queue)
             strict_line = cls.lines.get("priority", cls.line) if strict_line == policy.line else strict_line
     return QueueShape(ecn, frozenset(strict), ecn_line, strict_line)
+
+
+def class_mtus(policy: PolicyMap | None, mqc: Mqc) -> dict[int, tuple[int | None, int]]:
+    """qos-group -> (its network-qos class MTU, None where the class names none; the line that sets
+    it, else the class's line)."""
+    if policy is None:
+        return {}
+    out = {}
+    for cls in policy.classes.values():
+        group = class_group("network-qos", cls.name, mqc)
+        if group is not None:
+            out[group] = (cls.mtu, cls.lines.get("mtu", cls.line))
+    return out
 
 
 def ingress_buffers(policy: PolicyMap | None, mqc: Mqc) -> dict[int, PgBuffer]:

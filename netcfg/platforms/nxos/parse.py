@@ -23,18 +23,20 @@ from netcfg.model import Device, DeviceState, InterfaceState, LldpNeighbor, PgBu
 from netcfg.parsing import many, one, ttp_parse
 from netcfg.platforms.nxos import counters
 from netcfg.platforms.nxos.commands import SHOW_LLDP, SHOW_PFC, SHOW_RUNNING, SHOW_VERSION
+from netcfg.platforms.nxos.family import NEXUS_9000, Family, family
 from netcfg.platforms.nxos.mqc import (
     PLATFORM,
     Classification,
     Mqc,
     QueueShape,
+    class_mtus,
     classification,
     ingress_buffers,
     paused_classes,
     queue_shape,
     read_mqc,
 )
-from netcfg.platforms.nxos.text import Node, interface_names, is_ethernet_port, normal_name, split_config
+from netcfg.platforms.nxos.text import Node, is_ethernet_port, normal_name, port_blocks, split_config
 
 # parse_config's name for the text it was given (a file or `show running-config`) in `unparsed`.
 RUNNING_CONFIG = "running-config"
@@ -43,6 +45,13 @@ DEFAULT_WATCHDOG_INTERVAL_MS = 100
 # Top-level lines the globals template reads (the hostname is left out, so that the device-wide
 # lines of a fabric's switches are one text and parse once).
 _GLOBAL_PREFIXES = ("version ", "priority-flow-control ", "service-policy ")
+# The global PFC watchdog lines the globals template reads; any other `priority-flow-control`
+# watch-dog or restore line (a spelling or knob netcfg does not know) may change the timers.
+_WATCHDOG_LINE = re.compile(r"priority-flow-control (?:watch-dog|auto-restore|fixed-restore)")
+_WATCHDOG_READ = re.compile(
+    r"priority-flow-control (?:watch-dog-interval (?:on|off)|watch-dog interval \d+|"
+    r"watch-dog shutdown-multiplier \d+|auto-restore multiplier \d+)$"
+)
 _PFC_HEADER = re.compile(r"^\s*Port\s+Mode\s+Oper\(VL bmap\)", re.M)
 # Interface lines and the InterfaceState fields each sets, for file:line locations.
 _PORT_FIELDS = (
@@ -61,6 +70,7 @@ class _System:
 
     qos_input: str | None
     queuing_output: str | None
+    queuing_input: str | None
     network_qos: str | None
     watchdog_on: bool
     lines: dict[str, int]
@@ -78,12 +88,14 @@ def parse_config(text: str, device: Device) -> DeviceState:
     mqc = read_mqc(config.nodes)
     system, data = _system(config.nodes, mqc)
     state.os_version = one(data.get("version")).get("version")
-    ports = [
-        (name, node)
-        for node in config.nodes
-        if node.words[0] == "interface"
-        for name in interface_names(node)
-    ]
+    semantics = _family(state)
+    blocks, unreadable = port_blocks(config.nodes)
+    ports = list(blocks.items())
+    for node in unreadable:
+        # Its ports are not known: whatever it sets is unknown on them, and said so.
+        state.unparsed[f"{RUNNING_CONFIG} line {node.line}"] = (
+            f"'{node.text}' names no ports NX-OS accepts (a range within one slot, low to high)"
+        )
     missing = _undefined_policies(config.nodes, mqc)
     if missing is not None:
         line, why = missing
@@ -104,15 +116,18 @@ def parse_config(text: str, device: Device) -> DeviceState:
         state.locations["tc_pfc"] = system.lines["no_drop_priorities"]
     no_drop = frozenset(cos for values in paused.values() for cos in values)
     system_buffers = ingress_buffers(network_qos, mqc)
-    state.watchdog = _watchdog(data, system.watchdog_on)
+    state.watchdog = _watchdog(data, system.watchdog_on, _unread_watchdog_lines(config.nodes))
     # Every port of a fabric switch binds one of a few policies: each is read once.
     policies = _Policies(
         {name: classification(p, mqc) for (kind, name), p in mqc.policy_maps.items() if kind == "qos"},
         {name: queue_shape(p, mqc) for (kind, name), p in mqc.policy_maps.items() if kind == "queuing"},
         {name: ingress_buffers(p, mqc) for (kind, name), p in mqc.policy_maps.items() if kind == "queuing"},
+        class_mtus(network_qos, mqc) if semantics.class_mtu else None,
     )
     for name, node in ports:
-        port, where = _port(name, node, system, policies, device_policy, no_drop, system_buffers)
+        port, where = _port(
+            name, node, system, policies, device_policy, no_drop, system_buffers, frozenset(paused)
+        )
         state.interfaces[name] = port
         state.locations |= where
     for field, line in system.lines.items():
@@ -140,6 +155,8 @@ def _system(nodes: list[Node], mqc: Mqc) -> tuple[_System, dict]:
         elif n.text.startswith("service-policy type queuing output "):
             lines.setdefault("ecn", n.line)
             lines.setdefault("strict_queues", n.line)
+        elif n.text.startswith("service-policy type queuing input "):
+            lines.setdefault("pg_buffers", n.line)
         elif n.text.startswith("service-policy type network-qos "):
             lines.setdefault("no_drop_priorities", n.line)
         elif n.text.startswith(("priority-flow-control watch-dog", "priority-flow-control auto-restore")):
@@ -152,6 +169,7 @@ def _system(nodes: list[Node], mqc: Mqc) -> tuple[_System, dict]:
     system = _System(
         qos_input=bindings.get(("qos", "input")),
         queuing_output=bindings.get(("queuing", "output")),
+        queuing_input=bindings.get(("queuing", "input")),
         network_qos=bindings.get(("network-qos", None)),
         watchdog_on=one(data.get("wd_enable")).get("value") == "on",
         lines=lines,
@@ -190,13 +208,31 @@ def _device_qos_policy(ports: list[tuple[str, Node]], system: _System) -> str | 
     return bound.most_common(1)[0][0] if bound else None
 
 
+def _family(state: DeviceState) -> Family:
+    """The family whose semantics the config is read with. A config without a `version` line (what
+    netcfg renders) is read as the Nexus 9000 netcfg renders for; a release of a train netcfg does
+    not know is read so too, and said so."""
+    if state.os_version is None:
+        return NEXUS_9000
+    found = family(state.os_version)
+    if found is None:
+        state.unparsed[f"{RUNNING_CONFIG} version"] = (
+            f"NX-OS {state.os_version} is a release train netcfg does not know: its ports are read "
+            "with Nexus 9000 semantics (per-port MTU), which may not be this switch's"
+        )
+        return NEXUS_9000
+    return found
+
+
 @dataclass(frozen=True, slots=True)
 class _Policies:
-    """What each policy map does, by name: classification, egress queuing, ingress buffers."""
+    """What each policy map does, by name: classification, egress queuing, ingress buffers; and on a
+    family that caps switched ports per class, each qos-group's network-qos class MTU and its line."""
 
     qos: dict[str, Classification]
     queuing: dict[str, QueueShape]
     buffers: dict[str, dict[int, PgBuffer]]
+    class_mtu: dict[int, tuple[int | None, int]] | None
 
 
 def _port(
@@ -207,6 +243,7 @@ def _port(
     device_policy: str | None,
     no_drop: frozenset[int],
     system_buffers: dict[int, PgBuffer],
+    paused_groups: frozenset[int],
 ) -> tuple[InterfaceState, dict[str, int]]:
     description = next((c.text[12:] for c in node.children if c.words[0] == "description"), None)
     body = "".join(f"{c.text}\n" for c in node.children if c.words[0] != "description")
@@ -216,6 +253,20 @@ def _port(
     port.mtu = one(data.get("mtu")).get("value", DEFAULT_MTU if ethernet else None)
     if not ethernet:
         return port, {name: node.line}
+    where = {name: node.line}
+    routed = any(c.text == "no switchport" for c in node.children)
+    if policies.class_mtu is not None and not routed:
+        # A switched port of a Nexus 3000/5000 has no MTU of its own: each class is capped at its
+        # network-qos MTU, and what the port takes is the class-default's.
+        port.class_mtu = {group: mtu for group, (mtu, _) in policies.class_mtu.items()}
+        default_mtu, default_line = policies.class_mtu.get(0, (None, 0))
+        port.mtu = default_mtu
+        if default_line:
+            where[f"{name}.mtu"] = default_line
+        # A class MTU finding is about a lossless class: it points at the first paused class's MTU.
+        paused = [policies.class_mtu[g][1] for g in sorted(paused_groups) if g in policies.class_mtu]
+        if paused:
+            where[f"{name}.class_mtu"] = paused[0]
     policy_name = one(data.get("qos_input")).get("value", system.qos_input)
     found = policies.qos.get(policy_name) if policy_name is not None else None
     if found is None:
@@ -234,15 +285,16 @@ def _port(
     if shape is not None:
         port.ecn, port.strict_queues = dict(shape.ecn), shape.strict
     # else the platform's default queuing: no ECN, no strict queue (the InterfaceState defaults)
-    buffers = policies.buffers.get(one(data.get("queuing_input")).get("value", ""), {})
+    # The port's input queuing policy, else the one `system qos` binds, else the network-qos buffers.
+    queuing_in = one(data.get("queuing_input")).get("value", system.queuing_input)
+    buffers = policies.buffers.get(queuing_in, {}) if queuing_in is not None else {}
     port.pg_buffers = dict(buffers or system_buffers)
-    where = {name: node.line}
     fallback = dict(system.lines)
     if shape is not None:
         fallback |= {"ecn": shape.ecn_line, "strict_queues": shape.strict_line}
     for child in node.children:
         for prefix, fields in _PORT_FIELDS:
-            if child.text.startswith(prefix):
+            if child.text.startswith(prefix) and f"{name}.{fields[0]}" not in where:
                 where |= {f"{name}.{f}": child.line for f in fields}
     if mode == "on" and "no_drop_priorities" in system.lines:
         # A port with PFC on pauses what the network-qos policy pauses: that is where to change it.
@@ -252,16 +304,28 @@ def _port(
     return port, where
 
 
-def _watchdog(data: dict, enabled: bool) -> Watchdog:
+def _unread_watchdog_lines(nodes: list[Node]) -> bool:
+    """Whether a top-level watchdog line is one the globals template does not read."""
+    return any(
+        _WATCHDOG_LINE.match(n.text) and not _WATCHDOG_READ.match(n.text) for n in nodes if not n.children
+    )
+
+
+def _watchdog(data: dict, enabled: bool, unread: bool) -> Watchdog:
     """The device-wide PFC watchdog: queues are polled every `interval`, shut after
     `shutdown-multiplier` polls and restored after `auto-restore multiplier` polls. NX-OS drops
     the traffic of a queue it shuts: its action is always drop. A multiplier the text does not give
-    is unknown."""
+    is unknown, and so is every timer next to a watchdog line of another form (`fixed-restore`, a
+    spelling netcfg does not know)."""
     if not enabled:
         return Watchdog(enabled=False)
     interval = one(data.get("wd_interval")).get("value", DEFAULT_WATCHDOG_INTERVAL_MS)
     shutdown = one(data.get("wd_shutdown")).get("value")
     restore = one(data.get("wd_restore")).get("value")
+    if unread:
+        # A line netcfg cannot read may set any timer: none is known, rather than a default.
+        interval = one(data.get("wd_interval")).get("value")
+        shutdown = restore = None
     return Watchdog(
         enabled=True,
         action="drop",

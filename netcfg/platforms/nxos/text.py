@@ -18,7 +18,31 @@ from netcfg.platforms.foreign import FOREIGN_TEXT
 # Interface names as NX-OS writes them; `ethernet 1/1` and `Eth1/1` are how people type them.
 _ETHERNET = re.compile(r"(?i)(?:ethernet|eth|e)\s*(\d+(?:/\d+)*)")
 _PORT_CHANNEL = re.compile(r"(?i)(?:port-channel|po)\s*(\d+)")
-_RANGE = re.compile(r"(?P<head>.*?)(?P<low>\d+)-(?P<high>\d+)$")
+# One element of an `interface` line: a type (`Ethernet`, `eth`, `port-channel`; left out, the
+# previous element's), a port (`1/1`, `1/3/1`, `10`, a subinterface `1/49.10`) and the end of a range,
+# the last number (`-16`) or the whole port (`-1/16`, `- Ethernet1/16`), as NX-OS prints and accepts.
+_TYPE = r"[A-Za-z](?:[A-Za-z-]*[A-Za-z])?"
+_ELEMENT = re.compile(
+    rf"(?P<type>{_TYPE})?\s*(?P<low>\d+(?:/\d+)*)(?P<sub>\.\d+)?"
+    rf"(?:\s*-\s*(?:{_TYPE})?\s*(?P<high>\d+(?:/\d+)*))?"
+)
+_LOOKS_RANGED = re.compile(r"\d\s*-\s*\d")
+# More ports than a line card has: such a "range" is a typo, not ports.
+_MAX_RANGE = 1024
+# Interface lines whose value a later block for the same port replaces (NX-OS merges blocks: a
+# setting given again wins, every other line adds to the port).
+_SETTINGS = (
+    "description",
+    "mtu",
+    "priority-flow-control mode",
+    "priority-flow-control watch-dog-interval",
+    "service-policy type qos input",
+    "service-policy type queuing output",
+    "service-policy type queuing input",
+    "switchport mode",
+)
+# Interface lines that are a setting on their own, and `no` of them: `no switchport`, `shutdown`.
+_SWITCHES = ("switchport", "shutdown")
 # Lines config mode reads as interface sub-commands when the paste form leaves them unindented.
 _INTERFACE_COMMANDS = (
     "bfd",
@@ -102,7 +126,8 @@ class ConfigText:
 
 
 def _is_port(node: Node) -> bool:
-    return any(_ETHERNET.fullmatch(name) or _PORT_CHANNEL.fullmatch(name) for name in interface_names(node))
+    names = interface_names(node) or []
+    return any(_ETHERNET.fullmatch(name) or _PORT_CHANNEL.fullmatch(name) for name in names)
 
 
 def split_config(text: str) -> ConfigText:
@@ -173,20 +198,82 @@ def _banner_delimiter(text: str) -> str | None:
     return None if delimiter in rest else delimiter
 
 
-def interface_names(node: Node) -> list[str]:
-    """The ports an `interface` line names, ranges expanded: `interface Ethernet1/1-4, Ethernet1/9`."""
+def interface_names(node: Node) -> list[str] | None:
+    """The ports an `interface` line names, ranges expanded: `interface Ethernet1/1-4, Ethernet1/9`,
+    `interface Ethernet 1/1-1/16`, `interface eth1/1 - 16`. None when the line holds a range that
+    is not one (`Ethernet1/1-2/4` crosses a line card, `Ethernet1/9-1/2` runs backwards)."""
     spec = node.text.split(maxsplit=1)[1] if len(node.words) > 1 else ""
-    names = []
+    names: list[str] = []
+    kind = None
     for part in spec.split(","):
         part = part.strip()
-        found = _RANGE.fullmatch(part)
-        if found and int(found["low"]) <= int(found["high"]) <= int(found["low"]) + 1024:
-            names += [
-                normal_name(f"{found['head']}{n}") for n in range(int(found["low"]), int(found["high"]) + 1)
-            ]
-        elif part:
-            names.append(normal_name(part))
+        found = _ELEMENT.fullmatch(part)
+        if found is None:
+            if _LOOKS_RANGED.search(part):
+                return None
+            if part:
+                names.append(normal_name(part))
+            continue
+        kind = found["type"] or kind
+        if kind is None:
+            return None
+        if found["high"] is None:
+            names.append(normal_name(f"{kind}{found['low']}{found['sub'] or ''}"))
+            continue
+        expanded = _expand(kind, found["low"], found["high"])
+        if expanded is None or found["sub"]:
+            return None
+        names += expanded
     return names
+
+
+def _expand(kind: str, low: str, high: str) -> list[str] | None:
+    """`Ethernet`, `1/1`, `16` or `1/16` -> Ethernet1/1 ... Ethernet1/16: a range runs over the last
+    number, the others (slot, breakout port) shared by both ends."""
+    head, _, first = low.rpartition("/")
+    high_head, _, last = high.rpartition("/")
+    if high_head and high_head != head:
+        return None
+    if not int(first) <= int(last) <= int(first) + _MAX_RANGE:
+        return None
+    prefix = f"{head}/" if head else ""
+    return [normal_name(f"{kind}{prefix}{n}") for n in range(int(first), int(last) + 1)]
+
+
+def port_blocks(nodes: list[Node]) -> tuple[dict[str, Node], list[Node]]:
+    """Each port with its settings merged from every `interface` block that names it, in order: a
+    setting given again (`mtu`, `service-policy type qos input`, ...) replaces the earlier one,
+    other lines add up. The merged node stands at the port's first block. Also the `interface`
+    lines whose range cannot be expanded."""
+    merged: dict[str, Node] = {}
+    unreadable = []
+    for node in nodes:
+        if node.words[0] != "interface":
+            continue
+        names = interface_names(node)
+        if names is None:
+            unreadable.append(node)
+            continue
+        for name in names:
+            port = merged.setdefault(name, Node(node.line, node.text))
+            for child in node.children:
+                key = _setting(child.text)
+                if key is not None:
+                    port.children = [c for c in port.children if _setting(c.text) != key]
+                port.children.append(child)
+    return merged, unreadable
+
+
+def _setting(text: str) -> str | None:
+    """The setting an interface line gives (`no mtu` and `mtu 9216` give `mtu`), when it is one a
+    later block replaces."""
+    words = text.split()
+    if words[0] == "no":
+        words = words[1:]
+    line = " ".join(words)
+    if line in _SWITCHES:
+        return line
+    return next((s for s in _SETTINGS if line == s or line.startswith(f"{s} ")), None)
 
 
 def normal_name(name: str) -> str:
