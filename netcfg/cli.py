@@ -33,6 +33,7 @@ from netcfg.render import render_fabric, write_rendered
 from netcfg.report import FORMATS, Report, rules_not_run
 from netcfg.report.layout import fabric_layout
 from netcfg.report.table import print_table
+from netcfg.report.text import neutral
 from netcfg.rules import Finding, Severity
 from netcfg.sources import config_states, intent_states, snapshot_states
 
@@ -297,7 +298,7 @@ def cmd_collect(args: argparse.Namespace, console: Console) -> int:
     failed = {n: f.error for n, f in found.items() if f.error}
     console.print(f"collected {len(found) - len(failed)}/{len(found)} devices into {path}/")
     for name, (kind, message) in sorted(failed.items()):
-        console.print(f"  {name}: {kind}: {message}", markup=False)
+        console.print(f"  {name}: {kind}: {neutral(message)}", markup=False)
     return EXIT_FINDINGS if failed else EXIT_OK
 
 
@@ -372,7 +373,7 @@ def print_changes(changes: list[Change], console: Console, limit: int | None = N
     for col in ("device", "setting", "before", "after"):
         table.add_column(col, overflow="fold")
     for c in changes[:limit]:
-        table.add_row(*map(Text, (c.device, c.setting, c.before, c.after)))
+        table.add_row(*(Text(neutral(v)) for v in (c.device, c.setting, c.before, c.after)))
     console.print(table)
     if limit is not None and len(changes) > limit:
         console.print(f"... and {len(changes) - limit} more (see the JSON report)")
@@ -420,9 +421,10 @@ def cmd_diff(args: argparse.Namespace, console: Console) -> int:
             continue
         drifted += 1
         console.rule(name)
-        console.print(fix.diff, markup=False, highlight=False)
+        # Running config lines are the device's text: neutral, as in every report.
+        console.print(neutral(fix.diff), markup=False, highlight=False)
         console.print("commands to restore intent:", style="bold")
-        console.print(fix.commands or "(none)", markup=False, highlight=False)
+        console.print(neutral(fix.commands) or "(none)", markup=False, highlight=False)
     console.print(f"{drifted} switch(es) differ from intent")
     return EXIT_FINDINGS if drifted else EXIT_OK
 

@@ -46,7 +46,7 @@ from netcfg.model import Device, DeviceState, Fabric
 from netcfg.nornir_inventory import Login, nornir_inventory
 from netcfg.platforms import get_platform
 from netcfg.processes import ChildProcesses
-from netcfg.snapshot import SnapshotWriter, as_saved
+from netcfg.snapshot import SnapshotWriter
 from netcfg.sources import device_state
 
 # paramiko logs a reset connection at ERROR, and with no handler Python prints that on stderr; the
@@ -265,7 +265,7 @@ def _session(
             text = send(conn, batch.cli, opts.timeout_s)
             elapsed = round(time.monotonic() - t, 4)
             for file, output in batch.split(text).items():
-                found.outputs[file] = as_saved(platform.mask_secrets(output))
+                found.outputs[file] = platform.saved_output(output)
                 found.durations[file] = elapsed
     except (SSHException, ReadTimeout, EOFError, OSError) as exc:  # netmiko's are SSHExceptions too
         found.error = _failure(exc, host, opts, len(found.outputs))

@@ -11,7 +11,7 @@ from netcfg.errors import InputError
 from netcfg.files import list_dir, read_text
 from netcfg.intent import fabric_intent
 from netcfg.model import Device, DeviceState, Fabric
-from netcfg.platforms import get_platform
+from netcfg.platforms import Platform, get_platform
 from netcfg.plausible import implausible_counter, implausible_setting, overlong_number
 from netcfg.policy import Policy
 from netcfg.snapshot import META_FILE, read_device_outputs
@@ -59,7 +59,7 @@ def config_states(fabric: Fabric, folder: Path) -> dict[str, DeviceState]:
             raise InputError(
                 f"{path}:{line}", f"a number of {digits:,} digits; expected a {platform.description} config"
             )
-        state = platform.parse_config(text, device)
+        state = withhold_secrets(platform, platform.parse_config(text, device))
         state.source_file = str(path)
         if state.unparsed:
             # Platforms note where in the text an unreadable part starts under the same key.
@@ -177,6 +177,19 @@ def _json_type(value: object) -> str:
     return "null" if value is None else names.get(type(value), "a number")
 
 
+SECRET_WITHHELD = "a line holding a secret, not shown"
+
+
+def withhold_secrets(platform: Platform, state: DeviceState) -> DeviceState:
+    """The state with every reason that quotes a secret (a malformed line holding a password, as a
+    parser shows it) replaced by `SECRET_WITHHELD`: reasons go into error messages, reports and CI
+    logs, and the platform's masking is what knows a secret when it sees one."""
+    for what, why in state.unparsed.items():
+        if platform.mask_secrets(why) != why:
+            state.unparsed[what] = SECRET_WITHHELD
+    return state
+
+
 def device_state(device: Device, outputs: dict[str, str], error: tuple[str, str] | None) -> DeviceState:
     """One collected device's state: its parsed outputs, or why it could not be collected."""
     if error:
@@ -188,6 +201,8 @@ def device_state(device: Device, outputs: dict[str, str], error: tuple[str, str]
     # would say "output missing" under the same command).
     overlong = {file: found for file, text in outputs.items() if (found := overlong_number(text))}
     state = platform.parse_outputs({f: t for f, t in outputs.items() if f not in overlong}, device)
+    # Saved outputs are masked already, a folder of outputs netcfg did not save may not be.
+    state = withhold_secrets(platform, state)
     if overlong:
         cli = {command.file: command.cli for command in platform.commands(device)}
         for file, (line, digits) in overlong.items():

@@ -4,6 +4,7 @@ file and line in every format, and device text printed as it is."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -415,3 +416,93 @@ def table_rows(out: str) -> list[dict[str, str]]:
         else:
             rows[-1] = [" ".join(filter(None, pair)) for pair in zip(rows[-1], cells, strict=True)]
     return [dict(zip(header, row, strict=True)) for row in rows]
+
+
+HOSTILE = "\x1b[31mred\x1b[0m\x00nul\rcr\x07bel\u202eevil\u2066iso <b>bold</b> *em* [link](x) `code` | pipe"
+RAW = ("\x1b", "\x00", "\r", "\x07", "\u202e", "\u2066")
+
+
+def test_control_characters_and_markup_from_devices_never_reach_a_reader_raw(tmp_path, capfd, junit_xsd):
+    # Device text in every field a device fills: its name in an LLDP table, a port description, the
+    # reason an output could not be read.
+    report = Report(
+        "dc1",
+        f"snapshot {HOSTILE}",
+        1,
+        [
+            Finding(
+                "cabling.wrong_neighbor",
+                Severity.ERROR,
+                "leaf-a1",
+                f"Ethernet1 {HOSTILE}",
+                "gpu001",
+                HOSTILE,
+                HOSTILE,
+            ),
+            Finding(
+                "parse.unknown_output",
+                Severity.ERROR,
+                "leaf-a1",
+                None,
+                "readable",
+                HOSTILE,
+                f"could not read: {HOSTILE}",
+            ),
+        ],
+    )
+    for fmt, render in FORMATS.items():
+        text = render(report)
+        assert not any(raw in text for raw in RAW), fmt
+    junit = FORMATS["junit"](report)
+    junit_xsd.validate(junit)
+    assert "\\x1b[31mred" in ET.fromstring(junit).find(".//failure").get("message")
+    markdown = FORMATS["markdown"](report)
+    assert "<b>" not in markdown and "[link](x)" not in markdown and "\\<b\\>bold" in markdown
+    row = next(line for line in markdown.splitlines() if "unknown_output" in line)
+    assert row.count(" | ") == 7  # the device's `|` stays inside its cell
+    print_table(report, _console())
+    out = capfd.readouterr().out
+    assert not any(raw in out for raw in RAW)
+    assert "\\u202eevil" in out
+
+
+def test_a_devices_control_characters_never_reach_the_terminal_or_junit_end_to_end(
+    tmp_path, capfd, junit_xsd
+):
+    snapshot = tmp_path / "snap"
+    assert main(["lab", "snapshot", str(LAB), "-o", str(snapshot)]) == 0
+    lldp = snapshot / "gpu01" / "lldpcli_show_neighbors.txt"
+    text = lldp.read_text()
+    name = re.search(r"SysName: +(\S+)", text).group(1)
+    lldp.write_text(
+        text.replace(f"SysName:      {name}", "SysName:      evil\x1b]0;owned\x07\u202e<i>x</i>", 1)
+    )
+    capfd.readouterr()
+    assert main(["check", str(LAB), "--snapshot", str(snapshot)]) == 1
+    junit = tmp_path / "report.xml"
+    assert (
+        main(["check", str(LAB), "--snapshot", str(snapshot), "--format", "junit", "--output", str(junit)])
+        == 1
+    )
+    markdown = tmp_path / "report.md"
+    assert (
+        main(
+            [
+                "check",
+                str(LAB),
+                "--snapshot",
+                str(snapshot),
+                "--format",
+                "markdown",
+                "--output",
+                str(markdown),
+            ]
+        )
+        == 1
+    )
+    out, err = capfd.readouterr()
+    assert "evil\\x1b]0;owned\\x07\\u202e" in out
+    junit_xsd.validate(str(junit))
+    for text in (out, err, junit.read_text(), markdown.read_text()):
+        assert not any(raw in text for raw in RAW)
+    assert "\\<i\\>x\\</i\\>" in markdown.read_text()

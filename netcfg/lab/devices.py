@@ -30,6 +30,11 @@ Link and counter faults (netcfg.lab.health plays the counters); a fault of the c
       leaf-su2-r4: {lossless_drops: [Ethernet1]}    # drops on the lossless queue
       gpu03: {no_cnp: true}                         # ECN-marked RoCE arrives, no CNP is ever sent
       gpu04: {pcie_width: {eth2: 8}}                # the NIC trained at PCIe x8
+
+Text the device prints beyond what its simulator models (the secrets, banners and warning lines of
+a real device), per command, before the first occurrence of `before` ('': at the start) or at the end:
+
+      spine2: {prints: {"show running-config": [{before: "end", text: "banner motd\n...\nEOF\n"}]}}
 """
 
 from __future__ import annotations
@@ -59,6 +64,15 @@ from netcfg.platforms.simulator import simulator
 from netcfg.policy import Policy
 
 _Priority = Annotated[int, Field(ge=0, le=7)]
+
+
+class PrintedText(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    text: str
+    before: str | None = Field(
+        None, description="printed before the first occurrence of this ('': at the start); none: at the end"
+    )
 
 
 class DeviceFaults(BaseModel):
@@ -108,6 +122,11 @@ class DeviceFaults(BaseModel):
     pcie_width: dict[str, Annotated[int, Field(ge=1, le=16)]] = Field(
         default_factory=dict, description="NIC -> the PCIe width it trained at (x16 when healthy)."
     )
+    prints: dict[str, list[PrintedText]] = Field(
+        default_factory=dict,
+        description="command -> text the device prints in its output beyond what the simulator models "
+        "(secrets, banners, a warning line)",
+    )
     transport: Literal["unreachable", "auth_fail", "silent", "truncate", "garble"] | None = None
     slow_s: float = Field(0.0, ge=0, le=30, description="Delay before each command reply, seconds.")
 
@@ -126,6 +145,31 @@ def load_faults(path: Path | None, fabric: Fabric) -> dict[str, DeviceFaults]:
         if name not in fabric.devices:
             raise InputError(f"{path}: devices.{name}", "device is not in the inventory")
     return faults
+
+
+def check_printed(faults: DeviceFaults, device: Device) -> None:
+    """Refuse printed text for a command the device is not collected with (it would never show)."""
+    collected = {c.cli for c in simulator(device.platform).platform.commands(device)}
+    for cli in faults.prints:
+        if cli not in collected:
+            where = f"faults: devices.{device.name}.prints"
+            raise InputError(where, f"{cli!r} is not a command netcfg collects")
+
+
+def with_printed(
+    outputs: dict[str, str], prints: dict[str, list[PrintedText]], device: str
+) -> dict[str, str]:
+    """The outputs with each command's printed text in place."""
+    out = dict(outputs)
+    for cli, texts in prints.items():
+        for printed in texts:
+            text = out[cli]
+            at = len(text) if printed.before is None else text.find(printed.before)
+            if at < 0:
+                where = f"faults: devices.{device}.prints"
+                raise InputError(where, f"{cli!r} prints no {printed.before!r} to print before")
+            out[cli] = text[:at] + printed.text + text[at:]
+    return out
 
 
 def live_states(fabric: Fabric, policy: Policy) -> dict[str, DeviceState]:

@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from netcfg import __version__
-from netcfg.lab.devices import DeviceFaults, apply_faults, cable_faults, live_states, port_rates
+from netcfg.lab.devices import (
+    DeviceFaults,
+    PrintedText,
+    apply_faults,
+    cable_faults,
+    check_printed,
+    live_states,
+    port_rates,
+    with_printed,
+)
 from netcfg.lab.health import PortRates, with_counters, with_link_state
 from netcfg.model import Device, DeviceState, Fabric
 from netcfg.platforms.simulator import simulator
@@ -25,6 +34,7 @@ class SimulatedDevice:
     rates: tuple[PortRates, dict[str, PortRates]]
     roce_queue: int
     reads: int = 0
+    printed: dict[str, list[PrintedText]] = field(default_factory=dict)
 
     def outputs(self, now: float | None = None) -> dict[str, str]:
         """{command cli -> output} as the device prints them at `now` (default: the current time);
@@ -32,7 +42,8 @@ class SimulatedDevice:
         at = time.time() if now is None else now
         state = with_counters(self.state, self.rates, self.roce_queue, at, self.reads)
         self.reads += 1
-        return simulator(self.device.platform).render_outputs(state, self.device)
+        outputs = simulator(self.device.platform).render_outputs(state, self.device)
+        return with_printed(outputs, self.printed, self.device.name) if self.printed else outputs
 
 
 def simulated_devices(
@@ -43,10 +54,13 @@ def simulated_devices(
     for name, state in live_states(fabric, policy).items():
         device = fabric.devices[name]
         state = with_link_state(state, device, fabric)
+        printed = {}
         if name in faults:
             state = apply_faults(state, faults[name], device)
+            check_printed(faults[name], device)
+            printed = faults[name].prints
         queue = state.queue_of(policy.roce.priority)
-        out[name] = SimulatedDevice(device, state, port_rates(faults.get(name)), queue)
+        out[name] = SimulatedDevice(device, state, port_rates(faults.get(name)), queue, printed=printed)
     return out
 
 
@@ -84,7 +98,9 @@ def write_simulated_snapshot(
         platform = simulator(device.platform).platform
         commands = platform.commands(device)
         digest = writer.write_device(
-            name, {c.file: outputs[c.cli] for c in commands}, platform.counter_files(device)
+            name,
+            {c.file: platform.saved_output(outputs[c.cli]) for c in commands},
+            platform.counter_files(device),
         )
         devices[name] = {
             "platform": device.platform,

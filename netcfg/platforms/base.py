@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from netcfg.model import Device, DeviceState, InterfaceState, PgBuffer
+from netcfg.snapshot import as_saved
 
 if TYPE_CHECKING:
     from netcfg.policy import Policy
@@ -127,6 +128,11 @@ class Platform(ABC):
     def mask_secrets(self, text: str) -> str:
         """Output with passwords, keys and communities masked, before it is saved."""
         return text
+
+    def saved_output(self, text: str) -> str:
+        """What a snapshot keeps of one output: secrets masked, line ends as `\n`. Collection and the
+        lab's simulated snapshots both save through here, so neither keeps a secret."""
+        return as_saved(self.mask_secrets(text))
 
     def remediate(self, device: str, intended: str, running: str) -> Remediation | None:
         """Intended vs running config: a readable diff and what to apply to restore intent. None where

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from netcfg.checks.catalogue import RULES
 from netcfg.model import DeviceState
+from netcfg.report.text import neutral
 from netcfg.rules import Finding, Severity
 
 if TYPE_CHECKING:
@@ -43,6 +45,16 @@ class Report:
     # What changed since the previous audit; None: there was no earlier audit to compare with.
     drift: list[Change] | None = None
 
+    def __post_init__(self) -> None:
+        # Device text reaches every format through here, neutral once for all of them (the terminal
+        # table, Markdown, JUnit, SARIF, HTML, JSON): no format can forget it.
+        self.source = neutral(self.source)
+        self.findings = [_neutral_finding(f) for f in self.findings]
+        if self.drift is not None:
+            self.drift = [
+                dataclasses.replace(c, **{k: neutral(v) for k, v in c.as_dict().items()}) for c in self.drift
+            ]
+
     def summary(self) -> dict[str, object]:
         counts = Counter(f.severity.value for f in self.findings)
         return {
@@ -52,6 +64,17 @@ class Report:
             "findings": {s.value: counts.get(s.value, 0) for s in Severity},
             **self.extra,
         }
+
+
+def _neutral_finding(finding: Finding) -> Finding:
+    return dataclasses.replace(
+        finding,
+        device=neutral(finding.device),
+        interface=None if finding.interface is None else neutral(finding.interface),
+        expected=neutral(finding.expected),
+        actual=neutral(finding.actual),
+        message=neutral(finding.message),
+    )
 
 
 def rules_not_run(

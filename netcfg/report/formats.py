@@ -9,6 +9,7 @@ from collections import defaultdict
 from netcfg.checks.catalogue import RULES
 from netcfg.report.base import Report
 from netcfg.report.locations import file_line
+from netcfg.report.text import markdown_code, markdown_text
 from netcfg.rules import Finding
 
 # Findings that mean a device's settings could not be checked at all: JUnit calls that an error
@@ -80,17 +81,13 @@ def _located(f: Finding, text: str) -> str:
     return f"{where}: {text}" if where else text
 
 
-def _md(text: str | None) -> str:
-    return (text or "").replace("|", "\\|").replace("\n", " ")
-
-
 def markdown_report(report: Report) -> str:
     s = report.summary()
     counts = s["findings"]
     lines = [
-        f"# netcfg report: {_md(report.fabric)}",
+        f"# netcfg report: {markdown_text(report.fabric)}",
         "",
-        f"Source: {_md(report.source)}. Devices checked: {report.devices_checked}. "
+        f"Source: {markdown_text(report.source)}. Devices checked: {report.devices_checked}. "
         + ", ".join(f"{k}: {v}" for k, v in counts.items()),  # type: ignore[union-attr]
         "",
     ]
@@ -101,9 +98,8 @@ def markdown_report(report: Report) -> str:
         "|---|---|---|---|---|---|---|---|",
     ]
     for f in report.findings:
-        where = f"`{_md(file_line(f))}`" if f.file else ""
-        lines.append(
-            f"| {f.severity.value} | `{f.rule}` | {_md(f.device)} | {_md(f.interface)} | {where} "
-            f"| {_md(f.expected)} | {_md(f.actual)} | {_md(f.message)} |"
-        )
+        where = f"`{markdown_code(file_line(f))}`" if f.file else ""
+        text = [markdown_text(t) for t in (f.expected, f.actual, f.message)]
+        cells = [f.severity.value, f"`{f.rule}`", markdown_text(f.device), markdown_text(f.interface or "")]
+        lines.append("| " + " | ".join([*cells, where, *text]) + " |")
     return "\n".join([*lines, ""])

@@ -4,6 +4,7 @@ NVUE's keywords): in `nv set` lines (`... user X password P`, `... radius server
 startup.yaml tree (`password: P`, a community as the key under `readonly-community:`).
 
 NVUE encrypts most of these in startup.yaml by default (`$nvsec$...`); an encrypted secret is masked too.
+Secrets of any platform's shape (private keys, bearer tokens, JSON) go first (`netcfg.platforms.secrets`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import re
 
 from netutils.config.clean import sanitize_config
 
-MASK = "<masked>"
+from netcfg.platforms.secrets import MASK, mask_shapes
+
 # Keywords whose next word (command form) or value (YAML form) is a secret.
 _SECRET_WORDS = (
     r"[\w-]*password",  # password, hashed-password, community-password, auth-...-password
@@ -39,7 +41,7 @@ _YAML_COMMUNITY = re.compile(rf"([ \t]*){_COMMUNITY}:\s*")
 
 
 def mask_secrets(text: str) -> str:
-    return _mask_yaml_communities(sanitize_config(text, SECRET_FILTERS))
+    return _mask_yaml_communities(sanitize_config(mask_shapes(text), SECRET_FILTERS))
 
 
 def _mask_yaml_communities(text: str) -> str:

@@ -1,4 +1,5 @@
-"""Secrets in EOS configs, masked before anything is saved (built on netutils' sanitize_config)."""
+"""Secrets in EOS configs, masked before anything is saved: by shape (`netcfg.platforms.secrets`), and
+after EOS keywords with netutils' sanitize_config."""
 
 from __future__ import annotations
 
@@ -20,8 +21,9 @@ _BEFORE_SECRET = [
     r"\bauth (?:md5|sha\d*)",
     r"\bpriv (?:des|3des|aes\d*)",
 ]
-# Where the rest of the line is already masked (by an earlier filter, or an earlier run), it stays.
-_VALUE = r" (?![^\n]*<masked>)[^\s,]+"
+# The secret: a quoted string (a key may hold spaces) or one word, commas and all. Where the rest of
+# the line is already masked (by an earlier filter, or an earlier run), it stays.
+_VALUE = r" (?![^\n]*<masked>)(?:\"[^\"\n]*\"|\S+)"
 SECRET_FILTERS = [{"regex": rf"({before}){_VALUE}", "replace": r"\1 <masked>"} for before in _BEFORE_SECRET]
 # TerminAttr's CloudVision key sits inside one long `exec` argument.
 SECRET_FILTERS.append({"regex": r"(-cvauth=key,)[^\s,]+", "replace": r"\1<masked>"})

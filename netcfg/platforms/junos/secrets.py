@@ -3,12 +3,15 @@
 Junos writes secrets as `$9$` (reversible) or `$1$`/`$5$`/`$6$` (hashes) strings after a keyword:
 `encrypted-password`, `authentication-key`, `secret`, `pre-shared-key ascii-text`, `key`, and
 SNMP communities are names that are themselves the secret. Each value becomes `<masked>`, keyword
-kept, so the masked config still reads (and is never masked twice).
+kept, so the masked config still reads (and is never masked twice). Secrets of any platform's shape
+(private keys, bearer tokens) go first (`netcfg.platforms.secrets`).
 """
 
 from __future__ import annotations
 
 from netutils.config.clean import sanitize_config
+
+from netcfg.platforms.secrets import mask_shapes
 
 _VALUE = r'(?!"?<masked>)(?:"(?:[^"\\\n]|\\.)*"|[^\s;{}"]+)'
 _BEFORE_SECRET = [
@@ -32,4 +35,4 @@ SECRET_FILTERS.append({"regex": r'"\$(?:1|5|6|8|9)\$[^"\n]*"', "replace": '"<mas
 
 
 def mask(text: str) -> str:
-    return sanitize_config(text, SECRET_FILTERS)
+    return sanitize_config(mask_shapes(text), SECRET_FILTERS)

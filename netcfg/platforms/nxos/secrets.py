@@ -5,7 +5,8 @@ sanitize_config, which puts <masked> in place of the secret so the config still 
 passwords (`username admin password 5 $5$...`), SNMPv3 user keys (`auth md5 0x...`, `priv
 [aes-128] 0x...`), communities (also where a v1/v2c trap host names one), TACACS+/RADIUS/LDAP
 keys (`tacacs-server key 7 "..."`, also per host), key-chain keys (`key-string 7 ...`), BGP
-neighbour passwords (`password 3 ...`), OSPF, HSRP, NTP and BFD authentication keys.
+neighbour passwords (`password 3 ...`), OSPF, HSRP, NTP and BFD authentication keys. Secrets of any
+platform's shape (private keys, bearer tokens) go first (`netcfg.platforms.secrets`).
 """
 
 from __future__ import annotations
@@ -29,9 +30,9 @@ _BEFORE_SECRET = [
     r"^\s*authentication (?:md5 key-string|text)",
     r"\bkeyed-sha1 key-id \d+ key",
 ]
-# The secret: a quoted string (TACACS keys may hold spaces) or one word; a line already masked
+# The secret: a quoted string (TACACS keys may hold spaces) or one word, commas and all; a line already masked
 # (by an earlier filter, or an earlier run) stays as it is.
-_VALUE = r" (?![^\n]*<masked>)(?:\"[^\"\n]*\"|[^\s,]+)"
+_VALUE = r" (?![^\n]*<masked>)(?:\"[^\"\n]*\"|\S+)"
 SECRET_FILTERS = [{"regex": rf"({before}){_VALUE}", "replace": r"\1 <masked>"} for before in _BEFORE_SECRET]
 
 # Every filter above matches one of these (case matters: sanitize_config's filters are case-sensitive).
