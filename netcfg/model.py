@@ -266,6 +266,26 @@ class PortCounters:
 
 
 @dataclass(frozen=True, slots=True)
+class Gid:
+    """One entry of a host NIC's RDMA GID table (sysfs `ports/1/gids/<n>`, `gid_attrs/types/<n>`,
+    `gid_attrs/ndevs/<n>`); None where the source does not say."""
+
+    address: str
+    # "RoCE v2" or "IB/RoCE v1", as the kernel prints it.
+    type: str | None = None
+    netdev: str | None = None
+
+    @property
+    def ipv4(self) -> str | None:
+        """The IPv4 address of an IPv4-mapped GID (::ffff:a.b.c.d), else None."""
+        groups = self.address.lower().split(":")
+        if len(groups) != 8 or any(int(g or "0", 16) for g in groups[:5]) or groups[5] != "ffff":
+            return None
+        packed = int(groups[6], 16) << 16 | int(groups[7], 16)
+        return ".".join(str(packed >> shift & 0xFF) for shift in (24, 16, 8, 0))
+
+
+@dataclass(frozen=True, slots=True)
 class LldpNeighbor:
     local_interface: str
     system_name: str
@@ -313,6 +333,17 @@ class InterfaceState:
     speed_gbps: int | None = None
     # Host NICs: the PCIe link the NIC trained at.
     pcie: PcieLink | None = None
+    # Host NICs: priority -> the receive buffer that holds it (mlnx_qos `buffer` row); the buffers'
+    # sizes are `pg_buffers` by buffer index. None: the NIC's tools do not show the map.
+    priority_buffers: dict[int, int] | None = None
+    # DCBX as the port runs it, vendor-neutral: the dialect ("ieee" or "cee") and whether the port is
+    # willing to take its peer's settings. None: the source does not say.
+    dcbx_mode: str | None = None
+    dcbx_willing: bool | None = None
+    # Host NICs: who runs the NIC's DCBX, "firmware" or "os" (mlnx_qos `DCBX mode: OS controlled`).
+    dcbx_agent: str | None = None
+    # Host NICs: the RDMA GID table by index. None: not read.
+    gids: dict[int, Gid] | None = None
 
 
 @dataclass(slots=True)

@@ -60,6 +60,10 @@ def outputs(**replace: str | None) -> dict[str, str]:
         file_of("grep", "eth1"): fixture("configfs_cnp_prio_written_not_applied.txt"),
         file_of("ethtool", "eth0"): fixture("ethtool_i_thor2_bnxt_en.txt"),
         file_of("ethtool", "eth1"): fixture("ethtool_i_thor2_inbox_driver.txt"),
+        file_of("grep -rsHvx", "bnxt_re0"): fixture("gids_bnxt_re_ipv4.txt"),
+        file_of("grep -rsHvx", "bnxt_re1"): fixture("gids_bnxt_re_ipv4.txt")
+        .replace("bnxt_re0", "bnxt_re1")
+        .replace(":eth0", ":eth1"),
         file_of("lldpcli"): (FIXTURES / "connectx" / "lldpcli_show_neighbors.txt").read_text(
             encoding="utf-8"
         ),
@@ -158,7 +162,7 @@ def test_two_lossless_priorities_and_no_app_table():
     [
         ("bnxtqos", "eth1", "output missing"),
         ("grep", "eth0", "output missing"),
-        ("ethtool", "eth1", "no firmware-version line"),
+        ("ethtool", "eth1", "output missing"),
         ("lldpcli", None, "no LLDP neighbor table"),
     ],
 )
