@@ -568,3 +568,24 @@ def test_the_first_mlnx_qos_layout_is_refused_by_name():
     state = cx.parse_outputs(outputs, host())
     assert "without `Priority trust state`" in state.unparsed[cli("mlnx_qos", "eth0")]
     assert state.interfaces["eth0"].trust is None
+
+
+def test_an_896_byte_buffer_read_from_mlnx_qos_is_a_finding(lab_fabric, lab_policy):
+    """The gap issue 18 names: an 896-byte buffer for the lossless priority used to pass silently."""
+    from netcfg.lab.devices import live_states
+
+    device = lab_fabric.devices["gpu01"]
+    rendered = simulator(cx.name).render_outputs(live_states(lab_fabric, lab_policy)["gpu01"], device)
+    text = rendered[cx.commands(device)[0].cli]
+    sizes = next(line for line in text.splitlines() if line.startswith("Receive buffer size"))
+    small = sizes.split(": ")[1].split(",")
+    small[1] = "896"
+    findings = lab_host_findings(
+        lab_fabric,
+        lab_policy,
+        "gpu01",
+        mlnx_qos_eth0=text.replace(sizes, sizes.split(": ")[0] + ": " + ",".join(small)),
+    )
+    assert [(f.rule, f.interface, f.actual) for f in findings] == [
+        ("host.receive_buffer", "eth0", "receive buffer 1: 896 B")
+    ]
