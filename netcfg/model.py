@@ -275,15 +275,6 @@ class Gid:
     type: str | None = None
     netdev: str | None = None
 
-    @property
-    def ipv4(self) -> str | None:
-        """The IPv4 address of an IPv4-mapped GID (::ffff:a.b.c.d), else None."""
-        groups = self.address.lower().split(":")
-        if len(groups) != 8 or any(int(g or "0", 16) for g in groups[:5]) or groups[5] != "ffff":
-            return None
-        packed = int(groups[6], 16) << 16 | int(groups[7], 16)
-        return ".".join(str(packed >> shift & 0xFF) for shift in (24, 16, 8, 0))
-
 
 @dataclass(frozen=True, slots=True)
 class LldpNeighbor:

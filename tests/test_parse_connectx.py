@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from netcfg.model import Device, DeviceState, LldpNeighbor, Nic, Role
+from netcfg.model import Device, DeviceState, Gid, LldpNeighbor, Nic, Role
 from netcfg.platforms import get_platform
 from netcfg.platforms.simulator import simulator
 
@@ -489,13 +489,13 @@ def test_the_real_netarbiter_mlnx_qos_reads_with_buffers_unknown():
 def test_gid_table(state: DeviceState):
     gids = state.interfaces["eth0"].gids
     assert gids is not None and sorted(gids) == [0, 1, 2, 3]
-    assert (gids[3].type, gids[3].ipv4, gids[3].netdev) == ("RoCE v2", "10.1.2.7", "eth0")
-    assert (gids[1].type, gids[1].ipv4) == ("RoCE v2", None)
+    assert gids[3] == Gid("0000:0000:0000:0000:0000:ffff:0a01:0207", "RoCE v2", "eth0")
+    assert (gids[1].type, gids[1].address[:4]) == ("RoCE v2", "fe80")
     vlan = state.interfaces["eth1"].gids
-    assert vlan is not None and (vlan[3].netdev, vlan[3].address[:4], vlan[5].ipv4) == (
+    assert vlan is not None and (vlan[3].netdev, vlan[3].address[:4], vlan[5].address[-9:]) == (
         "eth1.100",
         "fe80",
-        "10.2.2.7",
+        "0a02:0207",
     )
 
 
