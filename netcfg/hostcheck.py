@@ -1,11 +1,11 @@
 """`netcfg host-check`: the gate a GPU server runs on itself before a job, read-only and without SSH.
 
 It produces the host platform's read-back locally, command by command as a collection would get it:
-the `grep -rH .` reads of sysfs and configfs are answered from the files under `--root` (no shell,
-no grep), the other tools (mlnx_qos, bnxtqos, ethtool, lldpcli) run as programs (argv split as the
-shell would, no shell, a timeout). The platform parses the outputs, and the rules that judge a
-device's state judge this one host; the plan's own rules and the rest of the fabric are not its
-business.
+the `grep -rH .` reads of sysfs and configfs (and the GID read, `grep -rsHvx '[0:]*'`) are answered
+from the files under `--root` (no shell, no grep), the other tools (mlnx_qos, bnxtqos, ethtool,
+lldpcli) run as programs (argv split as the shell would, no shell, a timeout). The platform parses
+the outputs, and the rules that judge a device's state judge this one host; the plan's own rules
+and the rest of the fabric are not its business.
 
 Exit codes follow a Slurm prolog (non-zero drains the node) and a Kubernetes node-problem-detector
 custom plugin (0 OK, 1 NonOK, 2 Unknown): 0 healthy, 1 findings at or above --fail-on, 2 cannot judge
@@ -17,6 +17,7 @@ plugin's output for its condition message.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import socket
 import subprocess
@@ -86,6 +87,12 @@ def this_host(fabric: Fabric, name: str | None) -> Device:
     raise InputError(where, f"a host of the inventory {fabric.source} ({shown})")
 
 
+# The GID read (netcfg.platforms.linux.host.gid_command): `-v -x '[0:]*'` leaves out the empty,
+# all-zero GIDs, `-s` the errors of the entries the kernel refuses to read.
+GREP_GIDS = ["grep", "-rsHvx", "[0:]*"]
+_EMPTY_GID = re.compile(r"[0:]*")
+
+
 def read_locally(commands: list[Command], root: Path, timeout_s: float) -> LocalReading:
     """Each command's output as the host prints it, produced here: file reads for `grep -rH .`, the
     other commands as programs."""
@@ -95,6 +102,9 @@ def read_locally(commands: list[Command], root: Path, timeout_s: float) -> Local
         if argv[:3] == ["grep", "-rH", "."]:
             text = grep_files(argv[3:], root)
             error = None if text.strip() else "no file under the paths it reads"
+        elif argv[:3] == GREP_GIDS:
+            text = grep_files(argv[3:], root, quiet=True)
+            error = None if text.strip() else "no GID under the paths it reads"
         else:
             text, error = run_program(argv, timeout_s)
         if error is None and not text.strip():
@@ -106,10 +116,11 @@ def read_locally(commands: list[Command], root: Path, timeout_s: float) -> Local
     return reading
 
 
-def grep_files(paths: list[str], root: Path) -> str:
+def grep_files(paths: list[str], root: Path, quiet: bool = False) -> str:
     """What `grep -rH . PATH...` prints, read from the files under `root`: `path:line` for every
     non-empty line of every file, folders walked as grep -r walks them (symbolic links given on the
-    command line followed, those met inside a folder not), errors as grep words them."""
+    command line followed, those met inside a folder not), errors as grep words them. `quiet`: as
+    the GID read prints it, without errors and all-zero lines."""
     lines: list[str] = []
     for shown in paths:
         local = root / shown.lstrip("/")
@@ -119,19 +130,22 @@ def grep_files(paths: list[str], root: Path) -> str:
                 for name in sorted(files):
                     path = Path(folder) / name
                     if not path.is_symlink():
-                        _grep_file(path, shown + str(path)[len(str(local)) :], lines)
+                        _grep_file(path, shown + str(path)[len(str(local)) :], lines, quiet)
         else:
-            _grep_file(local, shown, lines)
+            _grep_file(local, shown, lines, quiet)
     return "".join(f"{line}\n" for line in lines)
 
 
-def _grep_file(path: Path, shown: str, lines: list[str]) -> None:
+def _grep_file(path: Path, shown: str, lines: list[str], quiet: bool) -> None:
     try:
         text = path.read_bytes().decode("utf-8", "replace")
     except OSError as exc:
-        lines.append(f"grep: {shown}: {os.strerror(exc.errno) if exc.errno else exc}")
+        if not quiet:
+            lines.append(f"grep: {shown}: {os.strerror(exc.errno) if exc.errno else exc}")
         return
-    lines.extend(f"{shown}:{line}" for line in text.splitlines() if line)
+    lines.extend(
+        f"{shown}:{line}" for line in text.splitlines() if line and not (quiet and _EMPTY_GID.fullmatch(line))
+    )
 
 
 def run_program(argv: list[str], timeout_s: float) -> tuple[str, str | None]:

@@ -266,6 +266,17 @@ class PortCounters:
 
 
 @dataclass(frozen=True, slots=True)
+class Gid:
+    """One entry of a host NIC's RDMA GID table (sysfs `ports/1/gids/<n>`, `gid_attrs/types/<n>`,
+    `gid_attrs/ndevs/<n>`); None where the source does not say."""
+
+    address: str
+    # "RoCE v2" or "IB/RoCE v1", as the kernel prints it.
+    type: str | None = None
+    netdev: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class LldpNeighbor:
     local_interface: str
     system_name: str
@@ -321,6 +332,17 @@ class InterfaceState:
     # class MTU on switched ports): traffic class -> its MTU, None where the class names none. Empty:
     # the port's `mtu` is the only cap.
     class_mtu: dict[int, int | None] = field(default_factory=dict)
+    # Host NICs: priority -> the receive buffer that holds it (mlnx_qos `buffer` row); the buffers'
+    # sizes are `pg_buffers` by buffer index. None: the NIC's tools do not show the map.
+    priority_buffers: dict[int, int] | None = None
+    # DCBX as the port runs it, vendor-neutral: the dialect ("ieee" or "cee") and whether the port is
+    # willing to take its peer's settings. None: the source does not say.
+    dcbx_mode: str | None = None
+    dcbx_willing: bool | None = None
+    # Host NICs: who runs the NIC's DCBX, "firmware" or "os" (mlnx_qos `DCBX mode: OS controlled`).
+    dcbx_agent: str | None = None
+    # Host NICs: the RDMA GID table by index. None: not read.
+    gids: dict[int, Gid] | None = None
 
 
 @dataclass(slots=True)

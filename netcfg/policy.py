@@ -121,6 +121,14 @@ class HostPolicy(_Strict):
         4, ge=0, le=MAX_SYSFS, description="NP: minimum gap between CNPs, microseconds."
     )
     dcqcn: DcqcnPolicy = Field(DcqcnPolicy(), description="DCQCN reaction-point parameters.")
+    gid_index: int = Field(
+        3,
+        ge=0,
+        le=255,
+        description="GID index RDMA jobs use (NCCL_IB_GID_INDEX): every NIC must hold a RoCE v2 GID "
+        "there. 3 is the index NCCL_IB_GID_INDEX commonly names for RoCE v2 IPv4: a NIC with one IPv4 "
+        "address lists link-local v1 and v2 at 0 and 1, then IPv4 v1 and v2 at 2 and 3.",
+    )
 
 
 class VersionRule(_Strict):

@@ -53,7 +53,7 @@ def fake_host(
     files: dict[Path, list[str]] = {}
     for cmd in get_platform(simulated.device.platform).commands(simulated.device):
         text = outputs[cmd.cli]
-        if cmd.cli.startswith("grep -rH . "):
+        if cmd.cli.startswith(("grep -rH . ", "grep -rsHvx ")):
             for line in text.splitlines():
                 path, _, value = line.partition(":")
                 files.setdefault(root / path.lstrip("/"), []).append(value)
@@ -113,12 +113,26 @@ def test_a_missing_tool_cannot_be_judged(tmp_path: Path):
 
 def test_an_unreadable_sysfs_cannot_be_judged(tmp_path: Path):
     root, tools = fake_host(tmp_path, LAB, "gpu02")
-    shutil.rmtree(root / "sys/class/infiniband/mlx5_1")
+    shutil.rmtree(root / "sys/class/infiniband/mlx5_1/ports/1/hw_counters")
     done = host_check(LAB, "gpu02", root, tools)
     assert done.returncode == 2
     (line,) = done.stdout.splitlines()
     assert line.startswith("gpu02: cannot judge: grep -rH . /sys/class/net/eth1/device/current_link_width")
     assert line.endswith("/sys/class/infiniband/mlx5_1/ports/1/hw_counters: No such file or directory")
+
+
+def test_a_missing_rdma_device_leaves_its_gids_unjudged(tmp_path: Path):
+    root, tools = fake_host(tmp_path, LAB, "gpu02")
+    shutil.rmtree(root / "sys/class/infiniband/mlx5_1")
+    done = host_check(LAB, "gpu02", root, tools)
+    assert done.returncode == 2
+    (line,) = done.stdout.splitlines()
+    assert line == (
+        "gpu02: cannot judge: grep -rsHvx '[0:]*' /sys/class/infiniband/mlx5_1/ports/1/gids "
+        "/sys/class/infiniband/mlx5_1/ports/1/gid_attrs/types "
+        "/sys/class/infiniband/mlx5_1/ports/1/gid_attrs/ndevs"
+        ": no GID under the paths it reads"
+    )
 
 
 def test_a_thor_server_read_twice_reports_json(tmp_path: Path):

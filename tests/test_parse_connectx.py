@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from netcfg.model import Device, DeviceState, LldpNeighbor, Nic, Role
+from netcfg.model import Device, DeviceState, Gid, LldpNeighbor, Nic, Role
 from netcfg.platforms import get_platform
 from netcfg.platforms.simulator import simulator
 
@@ -50,6 +50,8 @@ def full_outputs() -> dict[str, str]:
         f[cli("grep", "eth1")]: fixture("sysfs_eth1.txt"),
         f[cli("ethtool", "eth0")]: fixture("ethtool_i_cx7_psid.txt"),
         f[cli("ethtool", "eth1")]: fixture("ethtool_i_cx6dx_no_psid.txt"),
+        f[cli("grep -rsHvx", "mlx5_0")]: fixture("gids_mlx5_0_ipv4.txt"),
+        f[cli("grep -rsHvx", "mlx5_1")]: fixture("gids_mlx5_1_vlan_link_local_at_3.txt"),
         f[cli("lldpcli")]: fixture("lldpcli_show_neighbors.txt"),
     }
 
@@ -443,3 +445,147 @@ def test_host_script_with_crlf_line_endings_is_refused_with_its_line():
     state = cx.parse_config(text, host())
     assert state.unparsed == {"host script": "CRLF line ending; expected LF"}
     assert state.locations["host script"] == 2
+
+
+# --- receive buffers, DCBX agent, GIDs, outputs of other tools ------------------------------------
+
+
+def test_mlnx_qos_receive_buffers_and_priority_map(state: DeviceState):
+    port = state.interfaces["eth0"]
+    assert port.priority_buffers == {0: 0, 1: 0, 2: 0, 3: 1, 4: 0, 5: 0, 6: 0, 7: 0}
+    assert [port.pg_buffers[b].size for b in range(8)] == [130944, 130944, 0, 0, 0, 0, 0, 0]
+    assert port.dcbx_agent == "os"
+
+
+def test_mlnx_qos_without_buffer_lines_leaves_buffers_unknown(state: DeviceState):
+    port = state.interfaces["eth1"]  # the older layout: no `Receive buffer size`, no `buffer` row
+    assert port.priority_buffers is None
+    assert port.pg_buffers == {}
+
+
+def test_mlnx_qos_max_buffer_size_layout_and_firmware_dcbx():
+    text = fixture("mlnx_qos_tabs_ets_strict.txt").replace("total_size=", "max_buffer_size=")
+    text = text.replace("DCBX mode: OS controlled", "DCBX mode: Firmware controlled")
+    outputs = full_outputs()
+    outputs[files()[cli("mlnx_qos", "eth0")]] = text
+    port = cx.parse_outputs(outputs, host()).interfaces["eth0"]
+    assert port.dcbx_agent == "firmware"
+    assert port.priority_buffers == {p: int(p == 3) for p in range(8)}
+    assert port.pg_buffers[1].size == 130944
+
+
+def test_the_real_netarbiter_mlnx_qos_reads_with_buffers_unknown():
+    """The corpus's older mlnx_qos (MLNX_OFED 4.x, no buffer section): read, buffers unknown."""
+    outputs = full_outputs()
+    outputs[files()[cli("mlnx_qos", "eth0")]] = fixture("mlnx_qos_trust_dscp_pfc3.txt").replace(
+        "Receive buffer size (bytes): 130944,130944,0,0,0,0,0,0,\n", ""
+    )
+    state = cx.parse_outputs(outputs, host())
+    assert state.interfaces["eth0"].no_drop_priorities == frozenset({3})
+    assert state.interfaces["eth0"].priority_buffers is None
+    assert cli("mlnx_qos", "eth0") not in state.unparsed
+
+
+def test_gid_table(state: DeviceState):
+    gids = state.interfaces["eth0"].gids
+    assert gids is not None and sorted(gids) == [0, 1, 2, 3]
+    assert gids[3] == Gid("0000:0000:0000:0000:0000:ffff:0a01:0207", "RoCE v2", "eth0")
+    assert (gids[1].type, gids[1].address[:4]) == ("RoCE v2", "fe80")
+    vlan = state.interfaces["eth1"].gids
+    assert vlan is not None and (vlan[3].netdev, vlan[3].address[:4], vlan[5].address[-9:]) == (
+        "eth1.100",
+        "fe80",
+        "0a02:0207",
+    )
+
+
+def test_gid_command_is_read_only():
+    from netcfg.platforms.base import is_read_only
+
+    gid_reads = [c.cli for c in cx.commands(host()) if c.file.startswith("gids_")]
+    assert len(gid_reads) == 2
+    assert all(is_read_only(cx, c) for c in gid_reads)
+    assert not is_read_only(cx, gid_reads[0] + " /etc/shadow")
+
+
+def test_an_empty_gid_read_is_unknown_not_empty():
+    outputs = full_outputs()
+    command = cli("grep -rsHvx", "mlx5_1")
+    outputs[files()[command]] = ""
+    state = cx.parse_outputs(outputs, host())
+    assert state.interfaces["eth1"].gids is None
+    assert state.unparsed == {command: "no GID lines: no RDMA device mlx5_1, or no GIDs"}
+
+
+MLXFWMANAGER = """Querying Mellanox devices firmware ...
+
+Device #1:
+----------
+
+  Device Type:      ConnectX7
+  Part Number:      MCX75310AAS-NEA_Ax
+  Description:      NVIDIA ConnectX-7 HHHL adapter card; 400GbE / NDR IB (default mode); single-port OSFP
+  PSID:             MT_0000000838
+  PCI Device Name:  /dev/mst/mt4129_pciconf0
+  Base GUID:        a088c20300317e4a
+  Base MAC:         a088c2317e4a
+  Versions:         Current        Available
+     FW             28.42.1000     N/A
+     PXE            3.7.0400       N/A
+     UEFI           14.35.0015     N/A
+
+  Status:           No matching image found
+"""
+
+
+@pytest.mark.parametrize(
+    ("command", "reason"),
+    [
+        (
+            ("ethtool", "eth0"),
+            "this is mlxfwmanager or mlxup --query output; netcfg reads `ethtool -i IF` for firmware",
+        ),
+        (
+            ("mlnx_qos", "eth1"),
+            "this is mlxfwmanager or mlxup --query output; netcfg reads `mlnx_qos -i IF` for QoS",
+        ),
+    ],
+)
+def test_firmware_tool_output_in_place_of_another_is_refused_by_name(command: tuple[str, str], reason: str):
+    outputs = full_outputs()
+    outputs[files()[cli(*command)]] = MLXFWMANAGER
+    state = cx.parse_outputs(outputs, host())
+    assert state.unparsed == {cli(*command): reason}
+
+
+def test_the_first_mlnx_qos_layout_is_refused_by_name():
+    """mlnx-tools' first mlnx_qos printed PFC and the TCs only: no trust, no DSCP map."""
+    old = "PFC configuration:\n\tpriority    0   1   2   3   4   5   6   7\n"
+    old += "\tenabled     0   0   0   1   0   0   0   0   \n\n"
+    old += "tc: 0 ratelimit: unlimited, tsa: vendor\n\t priority:  0\n"
+    outputs = full_outputs()
+    outputs[files()[cli("mlnx_qos", "eth0")]] = old
+    state = cx.parse_outputs(outputs, host())
+    assert "without `Priority trust state`" in state.unparsed[cli("mlnx_qos", "eth0")]
+    assert state.interfaces["eth0"].trust is None
+
+
+def test_an_896_byte_buffer_read_from_mlnx_qos_is_a_finding(lab_fabric, lab_policy):
+    """The gap issue 18 names: an 896-byte buffer for the lossless priority used to pass silently."""
+    from netcfg.lab.devices import live_states
+
+    device = lab_fabric.devices["gpu01"]
+    rendered = simulator(cx.name).render_outputs(live_states(lab_fabric, lab_policy)["gpu01"], device)
+    text = rendered[cx.commands(device)[0].cli]
+    sizes = next(line for line in text.splitlines() if line.startswith("Receive buffer size"))
+    small = sizes.split(": ")[1].split(",")
+    small[1] = "896"
+    findings = lab_host_findings(
+        lab_fabric,
+        lab_policy,
+        "gpu01",
+        mlnx_qos_eth0=text.replace(sizes, sizes.split(": ")[0] + ": " + ",".join(small)),
+    )
+    assert [(f.rule, f.interface, f.actual) for f in findings] == [
+        ("host.receive_buffer", "eth0", "receive buffer 1: 896 B")
+    ]

@@ -60,6 +60,10 @@ def outputs(**replace: str | None) -> dict[str, str]:
         file_of("grep", "eth1"): fixture("configfs_cnp_prio_written_not_applied.txt"),
         file_of("ethtool", "eth0"): fixture("ethtool_i_thor2_bnxt_en.txt"),
         file_of("ethtool", "eth1"): fixture("ethtool_i_thor2_inbox_driver.txt"),
+        file_of("grep -rsHvx", "bnxt_re0"): fixture("gids_bnxt_re_ipv4.txt"),
+        file_of("grep -rsHvx", "bnxt_re1"): fixture("gids_bnxt_re_ipv4.txt")
+        .replace("bnxt_re0", "bnxt_re1")
+        .replace(":eth0", ":eth1"),
         file_of("lldpcli"): (FIXTURES / "connectx" / "lldpcli_show_neighbors.txt").read_text(
             encoding="utf-8"
         ),
@@ -158,7 +162,7 @@ def test_two_lossless_priorities_and_no_app_table():
     [
         ("bnxtqos", "eth1", "output missing"),
         ("grep", "eth0", "output missing"),
-        ("ethtool", "eth1", "no firmware-version line"),
+        ("ethtool", "eth1", "output missing"),
         ("lldpcli", None, "no LLDP neighbor table"),
     ],
 )
@@ -262,10 +266,13 @@ def test_the_script_writes_what_broadcoms_setup_writes(fabric, policy):
     lines = text.splitlines()
     assert "ip link set eth0 mtu 9000" in lines
     assert "bnxtqos -dev=eth0 set_pfc enabled=3" in lines
+    # All eight TSA entries, as bnxt_setupcc.sh writes them, and its three-TC fallback.
+    prio_tc = "priority2tc=0:0,1:0,2:0,3:1,4:0,5:0,6:2,7:0 tcbw=50,50"
     assert (
-        "bnxtqos -dev=eth0 set_ets tsa=0:ets,1:ets,2:strict "
-        "priority2tc=0:0,1:0,2:0,3:1,4:0,5:0,6:2,7:0 tcbw=50,50"
+        "bnxtqos -dev=eth0 set_ets tsa=0:ets,1:ets,2:strict,3:strict,4:strict,5:strict,6:strict,7:strict "
+        f"{prio_tc} ||"
     ) in lines
+    assert f"    bnxtqos -dev=eth0 set_ets tsa=0:ets,1:ets,2:strict {prio_tc}" in lines
     # RoCE v2 on the RoCE priority, the RoCE DSCP, and the CNP code point last.
     assert "set_apps eth0 3,3,4791 3,5,26 6,5,48" in lines
     assert "set_cm bnxt_re0 'default_roce_mode=RoCE v2' default_roce_tos=106" in lines
@@ -482,3 +489,28 @@ def test_cli_render_then_check_configs_and_a_faulty_snapshot(tmp_path, capsys):
     assert {f["device"] for f in report["findings"]} - {"(fabric)"} == {"gpu05", "gpu06"}
     # Fabric-wide findings name their hosts in the message: the one on Broadcom's CNP priority.
     assert all("gpu05" in f["message"] for f in report["findings"] if f["device"] == "(fabric)")
+
+
+@pytest.mark.parametrize(
+    "tsa",
+    [
+        "0:ets,1:ets,2:strict",
+        "0:ets,1:ets,2:strict,3:strict,4:strict,5:strict,6:strict,7:strict",
+    ],
+)
+def test_set_ets_with_three_or_eight_tsa_entries_reads_alike(tsa: str):
+    script = f"bnxtqos -dev=eth0 set_ets tsa={tsa} priority2tc=0:0,1:0,2:0,3:1,4:0,5:0,6:2,7:0 tcbw=50,50\n"
+    port = thor.parse_config(script, HOST).interfaces["eth0"]
+    assert port.strict_queues == frozenset({6})
+
+
+def test_get_qos_with_eight_tcs_reads_like_three():
+    three = fixture("bnxtqos_get_qos_broadcom_defaults.txt")
+    eight = three.replace(
+        "TSA_MAP: 0:ets 1:ets 2:strict",
+        "TSA_MAP: 0:ets 1:ets " + " ".join(f"{tc}:strict" for tc in range(2, 8)),
+    )
+    assert eight != three
+    by_three = thor.parse_outputs(outputs(), HOST).interfaces["eth0"]
+    by_eight = thor.parse_outputs(outputs(**{file_of("bnxtqos", "eth0"): eight}), HOST).interfaces["eth0"]
+    assert by_eight.strict_queues == by_three.strict_queues == frozenset({7})

@@ -81,9 +81,9 @@ def test_the_thor_host_on_broadcoms_defaults_is_named_for_its_cnp_priority(audit
 def test_hosts_were_collected_whole_and_parse_again_the_same(thor_lab, audit):
     fabric, _ = thor_lab
     assert {name: c.state for name, c in audit.collected.items()} == snapshot_states(fabric, audit.snapshot)
-    # Four NICs x (get_qos, configfs dump, ethtool -i, ethtool, ethtool -S, PCIe and hw_counters) +
-    # LLDP, each in its own file.
-    assert len(list((audit.snapshot / "gpu08").glob("*.txt"))) == 25
+    # Four NICs x (get_qos, configfs dump, ethtool -i, GID table, ethtool, ethtool -S, PCIe and
+    # hw_counters) + LLDP, each in its own file.
+    assert len(list((audit.snapshot / "gpu08").glob("*.txt"))) == 29
     meta = json.loads((audit.snapshot / "meta.json").read_text())
     thor = get_platform("thor")
     for name in ("gpu01", "gpu08"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from netcfg.checks import cabling, collection, device, fabric, health, link, plan, waiver
+from netcfg.checks import cabling, collection, device, fabric, health, link, nic, plan, waiver
 from netcfg.platforms import registry
 from netcfg.rules import RULES, Rule
 
@@ -17,6 +17,7 @@ _RULE_MODULES = (
     fabric,
     health,
     link,
+    nic,
     plan,
     waiver,
     *(import_module(m) for p in registry().values() for m in p.rule_modules),

@@ -40,6 +40,7 @@ a real device), per command, before the first occurrence of `before` ('': at the
 from __future__ import annotations
 
 import dataclasses
+import zlib
 from collections import defaultdict
 from pathlib import Path
 from typing import Annotated, Literal
@@ -59,7 +60,7 @@ from netcfg.lab.health import (
     PortRates,
 )
 from netcfg.loader import load_model
-from netcfg.model import Device, DeviceState, Endpoint, Fabric, InterfaceState, LldpNeighbor
+from netcfg.model import Device, DeviceState, Endpoint, Fabric, Gid, InterfaceState, LldpNeighbor, Nic
 from netcfg.platforms.simulator import simulator
 from netcfg.policy import Policy
 
@@ -189,13 +190,40 @@ def live_states(fabric: Fabric, policy: Policy) -> dict[str, DeviceState]:
             state.os_version, state.model = version, played.model
         else:
             driver = min(played.platform.nic_drivers, default=None)
-            for port in state.interfaces.values():
+            for nic in device.nics:
+                link = fabric.link_at(Endpoint(name, nic.netdev))
+                port = state.interfaces[nic.netdev] = played.live_nic(state.interfaces[nic.netdev], link)
                 port.firmware, port.driver = version, driver
+                port.gids = gid_table(device, nic, policy.host.gid_index)
         state.lldp = [
             LldpNeighbor(local.interface, remote.device, remote.interface)
             for local, _, remote in fabric.links_of(name)
         ]
     return states
+
+
+# GID types as the kernel prints them (`gid_attrs/types/<n>`).
+ROCE_V1, ROCE_V2 = "IB/RoCE v1", "RoCE v2"
+
+
+def gid_table(device: Device, nic: Nic, index: int) -> dict[int, Gid]:
+    """The GID table of a NIC with one IPv4 address, as the kernel fills it: link-local RoCE v1 and v2
+    at 0 and 1, the IPv4 address's at 2 and 3; a RoCE v2 GID of a second address at the policy's
+    index where that is not already RoCE v2."""
+    h = zlib.crc32(f"{device.name}/{nic.netdev}".encode())
+    link_local = f"fe80:0000:0000:0000:{h >> 16:04x}:{h & 0xFFFF:04x}:0000:{nic.rail:04x}"
+    ipv4 = f"0000:0000:0000:0000:0000:ffff:0a{nic.rail:02x}:{h & 0xFFFF:04x}"
+    table = {
+        n: Gid(address, kind, nic.netdev)
+        for n, (address, kind) in enumerate(
+            [(link_local, ROCE_V1), (link_local, ROCE_V2), (ipv4, ROCE_V1), (ipv4, ROCE_V2)]
+        )
+    }
+    if table.get(index, Gid("")).type != ROCE_V2:
+        table[index] = Gid(
+            f"0000:0000:0000:0000:0000:ffff:0b{nic.rail:02x}:{h & 0xFFFF:04x}", ROCE_V2, nic.netdev
+        )
+    return table
 
 
 def cable_faults(fabric: Fabric, faults: dict[str, DeviceFaults]) -> dict[str, DeviceFaults]:

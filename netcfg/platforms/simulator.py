@@ -16,7 +16,7 @@ from importlib import import_module
 from typing import ClassVar
 
 from netcfg.errors import InputError
-from netcfg.model import Device, DeviceState
+from netcfg.model import Device, DeviceState, InterfaceState, Link
 from netcfg.platforms import Platform, get_platform, registry
 from netcfg.platforms.base import is_read_only
 
@@ -68,6 +68,12 @@ class Simulator(ABC):
         """The state with its QoS as the platform ships it before anyone configures RoCE (the lab's
         `factory_qos` fault, e.g. SONiC's stock AZURE maps); None where the simulator does not model it."""
         return None
+
+    def live_nic(self, port: InterfaceState, link: Link | None) -> InterfaceState:
+        """Hosts: a healthy NIC of this intent as the lab plays it, with what its driver and firmware
+        run beyond the host script (receive buffers sized for its cable, who runs DCBX), where the
+        platform's read-back shows them. Default: the intent."""
+        return port
 
     def operational_gap(self, applied: DeviceState, running: DeviceState) -> dict[str, tuple[str, str]]:
         """What a device whose configuration is `applied` but whose hardware runs `running` shows as

@@ -36,6 +36,7 @@ class ConnectX(Platform):
         linux_counters.ETHTOOL_STATS_READ_ONLY,
         linux_host.GREP_READ_ONLY,
         linux_host.LLDP_READ_ONLY,
+        linux_host.GID_READ_ONLY,
     )
     # The kernel drivers of the NICs this platform configures (`ethtool -i`): a NIC on another driver
     # (an Intel i40e or ice in a rail) takes none of the mlnx_qos or ConnectX sysfs settings.

@@ -1,5 +1,6 @@
 """The read-only commands collected from a ConnectX server: per NIC `mlnx_qos -i IF`, a `grep -rH`
-dump of its ECN sysfs and RDMA-CM configfs values, `ethtool -i IF` and its counters; `lldpcli` once."""
+dump of its ECN sysfs and RDMA-CM configfs values, `ethtool -i IF`, its GID table and its counters;
+`lldpcli` once."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from netcfg.platforms.linux import counters as linux_counters
 from netcfg.platforms.linux.host import (
     LLDP,
     ethtool_command,
+    gid_command,
 )
 
 PRIORITIES = range(8)
@@ -37,6 +39,7 @@ def commands(device: Device) -> list[Command]:
             mlnx_qos_command(nic),
             sysfs_command(nic),
             ethtool_command(nic),
+            gid_command(nic),
             *linux_counters.nic_counter_commands(nic),
         )
     ]

@@ -3,17 +3,21 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import ClassVar
 
-from netcfg.model import Device, DeviceState, InterfaceState, Nic
+from netcfg.headroom import headroom
+from netcfg.model import Device, DeviceState, InterfaceState, Link, Nic, PgBuffer
 from netcfg.platforms.connectx.commands import PRIORITIES, mlnx_qos_command, sysfs_command
 from netcfg.platforms.connectx.counters import LINK_MODES, MLX5_COUNTERS, stats_lines
+from netcfg.platforms.connectx.parse import DCBX_AGENTS
 from netcfg.platforms.connectx.render import NP_DCQCN, np_values
 from netcfg.platforms.linux import counters as linux_counters
 from netcfg.platforms.linux import host as linux_host
 from netcfg.platforms.linux.host import (
     LLDP,
     ethtool_command,
+    gid_command,
 )
 from netcfg.platforms.simulator import CliProfile, Simulator, register_simulator
 from netcfg.templating import template
@@ -44,7 +48,13 @@ def render_outputs(state: DeviceState, device: Device) -> dict[str, str]:
             )
             for p in PRIORITIES
         ]
+        sizes = [(port.pg_buffers.get(b) or PgBuffer()).size or 0 for b in PRIORITIES]
+        buffers = port.priority_buffers
         out[mlnx_qos_command(nic).cli] = template("connectx/mlnx_qos.j2").render(
+            dcbx={v: k for k, v in DCBX_AGENTS.items()}.get(port.dcbx_agent or ""),
+            buffers=None if buffers is None else "".join(f"{buffers.get(p, 0)}   " for p in PRIORITIES),
+            buffer_sizes="".join(f"{s}," for s in sizes),
+            max_buffer_size=MAX_BUFFER_SIZE,
             trust=port.trust or "pcp",
             dscp2prio=by_prio,
             cable_len=port.cable_m if port.cable_m is not None else 7,
@@ -61,6 +71,7 @@ def render_outputs(state: DeviceState, device: Device) -> dict[str, str]:
             bus=f"{0x17 + index * 0x10:02x}",
             eeprom=False,
         )
+        out[gid_command(nic).cli] = linux_host.render_gids(port, nic)
         counters = state.counters.get(nic.netdev)
         out |= linux_counters.render_nic_counters(
             port, counters, nic, MLX5_COUNTERS, LINK_MODES, stats_lines(counters)
@@ -79,3 +90,23 @@ class ConnectXSimulator(Simulator):
 
     def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:
         return render_outputs(state, device)
+
+    def live_nic(self, port: InterfaceState, link: Link | None) -> InterfaceState:
+        """DCBX run by the OS (mlnx_qos's own default), and receive buffers as the mlx5 driver sizes
+        them from `--cable_len`: the lossless priorities in buffer 1, with room for the headroom the
+        cable needs plus a frame, everything else in lossy buffer 0."""
+        lossless = port.no_drop_priorities or frozenset()
+        need = headroom(link.speed_gbps, link.cable_m, port.mtu or 9000).bytes if link and lossless else 0
+        sizes = {0: LOSSY_BUFFER, 1: need + (port.mtu or 9000) if lossless else 0}
+        return dataclasses.replace(
+            port,
+            dcbx_agent="os",
+            priority_buffers={p: int(p in lossless) for p in PRIORITIES},
+            pg_buffers={b: PgBuffer(size=sizes.get(b, 0)) for b in PRIORITIES},
+        )
+
+
+# The lossy buffer and the buffers' total the lab's NICs print: the sizes of the example in NVIDIA's
+# mlnx-tools commit b8c08c5 ("mlnx_qos: Print max_buffer_size instead of total_size").
+LOSSY_BUFFER = 187200
+MAX_BUFFER_SIZE = 2044224

@@ -8,7 +8,7 @@ import itertools
 import re
 from functools import lru_cache
 
-from netcfg.model import DSCP_VALUES, Device, DeviceState, InterfaceState
+from netcfg.model import DSCP_VALUES, Device, DeviceState, InterfaceState, PgBuffer
 from netcfg.parsing import many, one, ttp_parse
 from netcfg.platforms.base import Command
 from netcfg.platforms.connectx.commands import PLATFORM, mlnx_qos_command, sysfs_command
@@ -226,12 +226,16 @@ def parse_outputs(outputs: dict[str, str], device: Device) -> DeviceState:
             state.facets -= {"qos"}
         for row in values:
             _apply_value(ports, by_rdma, row["path"], str(row["value"]))
-        port.driver, firmware = linux_host.read_driver_info(outputs.get(ethtool_command(nic).file, ""))
+        ethtool = outputs.get(ethtool_command(nic).file)
+        port.driver, firmware = linux_host.read_driver_info(ethtool or "")
         port.firmware, port.psid = _firmware(firmware)
         if port.firmware is None:
-            state.unparsed[ethtool_command(nic).cli] = "no firmware-version line"
+            state.unparsed[ethtool_command(nic).cli] = linux_host.refusal(
+                ethtool, "ethtool -i output", "`ethtool -i IF` for firmware", "no firmware-version line"
+            )
             # Driver and firmware are both unknown then: parse.unknown_output says so once.
             state.facets -= {"version"}
+        linux_host.read_nic_gids(state, port, nic, outputs, device)
     linux_counters.read_counters(state, device.nics, outputs, MLX5_COUNTERS)
     linux_host.read_lldp(state, outputs)
     return state
@@ -242,10 +246,12 @@ def _read_mlnx_qos(state: DeviceState, port: InterfaceState, cmd: Command, outpu
     data = ttp_parse(PLATFORM, "mlnx_qos", text or "")
     qos = one(data.get("qos"))
     if "trust" not in qos or "pfc" not in qos:
-        state.unparsed[cmd.cli] = "output missing" if text is None else "no trust state or PFC table"
+        state.unparsed[cmd.cli] = _refusal(text, qos)
         # One NIC's QoS unknown leaves the host's QoS unproven: reported once, not guessed at.
         state.facets -= {"qos"}
         return
+    port.dcbx_agent = DCBX_AGENTS.get(str(qos.get("dcbx")))
+    port.priority_buffers, port.pg_buffers = _receive_buffers(qos)
     port.trust = qos["trust"]
     flags = qos["pfc"].split()
     port.no_drop_priorities = frozenset(p for p, f in enumerate(flags) if f == "1")
@@ -261,3 +267,28 @@ def _read_mlnx_qos(state: DeviceState, port: InterfaceState, cmd: Command, outpu
     port.strict_queues = frozenset(
         t["tc"] for t in many(data.get("tcs")) if t.get("tsa") == "strict" and isinstance(t.get("tc"), int)
     )
+
+
+# mlnx_qos's first line: who runs the NIC's DCBX (the kernel's DCB_CAP_DCBX_HOST flag).
+DCBX_AGENTS = {"OS controlled": "os", "Firmware controlled": "firmware"}
+
+
+def _refusal(text: str | None, qos: dict) -> str:
+    """Why an `mlnx_qos` output was not read, naming what it is when it is something else."""
+    if text is not None and "PFC configuration:" in text and "trust" not in qos:
+        # mlnx-tools' first mlnx_qos printed only PFC and the TCs: trust and the DSCP map are unknown.
+        return "mlnx_qos layout without `Priority trust state` (before DSCP trust): trust, DSCP map unknown"
+    return linux_host.refusal(
+        text, "mlnx_qos output", "`mlnx_qos -i IF` for QoS", "no trust state or PFC table"
+    )
+
+
+def _receive_buffers(qos: dict) -> tuple[dict[int, int] | None, dict[int, PgBuffer]]:
+    """(priority -> receive buffer, buffer -> size) from `Receive buffer size (bytes):` and the
+    `buffer` row; (None, {}) where mlnx_qos prints neither (older releases, or `Buffers commands are
+    not supported on your system`) or either is unreadable."""
+    sizes = [w for w in str(qos.get("buffer_sizes", "")).split(",") if w and "=" not in w]
+    buffers = str(qos.get("prio2buffer", "")).split()
+    if len(sizes) != 8 or len(buffers) != 8 or not all(w.isdigit() for w in sizes + buffers):
+        return None, {}
+    return dict(enumerate(map(int, buffers))), {b: PgBuffer(size=int(w)) for b, w in enumerate(sizes)}

@@ -13,7 +13,7 @@ import zlib
 from collections.abc import Callable
 from functools import lru_cache
 
-from netcfg.model import Device, DeviceState, LldpNeighbor, Nic
+from netcfg.model import Device, DeviceState, Gid, InterfaceState, LldpNeighbor, Nic
 from netcfg.parsing import many, one, ttp_parse
 from netcfg.platforms.base import Command
 from netcfg.templating import template
@@ -29,10 +29,101 @@ GREP_READ_ONLY = (
     r"grep -rH \. /sys(/[A-Za-z0-9_:-][A-Za-z0-9_.:-]*)+( /sys(/[A-Za-z0-9_:-][A-Za-z0-9_.:-]*)+)*"
 )
 LLDP_READ_ONLY = r"lldpcli show neighbors"
+# The GID table of one RDMA port: `-v -x '[0:]*'` leaves out the all-zero (empty) GIDs, `-s` the
+# errors of the types and ndevs of empty entries (the kernel refuses to read them).
+GID_FOLDERS = ("gids", "gid_attrs/types", "gid_attrs/ndevs")
+GID_READ_ONLY = (
+    r"grep -rsHvx '\[0:\]\*'"
+    r"( /sys/class/infiniband/[A-Za-z0-9][A-Za-z0-9_.:-]*/ports/1/(gids|gid_attrs/types|gid_attrs/ndevs)){3}"
+)
 
 
 def ethtool_command(nic: Nic) -> Command:
     return Command(f"ethtool -i {nic.netdev}", f"ethtool_{nic.netdev}")
+
+
+def gid_command(nic: Nic) -> Command:
+    port = f"/sys/class/infiniband/{nic.rdma_device}/ports/1"
+    return Command(
+        "grep -rsHvx '[0:]*' " + " ".join(f"{port}/{f}" for f in GID_FOLDERS), f"gids_{nic.netdev}"
+    )
+
+
+def read_nic_gids(
+    state: DeviceState, port: InterfaceState, nic: Nic, outputs: dict[str, str], device: Device
+) -> None:
+    """A NIC's GID table into `port.gids`; what cannot be read is unknown (None), named in `unparsed`."""
+    cmd = gid_command(nic)
+    text = outputs.get(cmd.file)
+    gids = read_gids(generic_text(text or "", device))
+    if gids is None:
+        state.unparsed[cmd.cli] = refusal(
+            text,
+            None,
+            "the GID table from sysfs",
+            f"no GID lines: no RDMA device {nic.rdma_device}, or no GIDs",
+        )
+        return
+    names = {f"@netdev{i}": n.netdev for i, n in enumerate(device.nics)}
+    port.gids = {
+        n: Gid(g.address, g.type, names[g.netdev]) if g.netdev in names else g for n, g in gids.items()
+    }
+
+
+@lru_cache(maxsize=256)
+def read_gids(text: str) -> dict[int, Gid] | None:
+    """The GID table of a generic GID dump (`gid_command`, NIC names as placeholders; cached, so
+    never written to); None when the text holds no GID line: `-s` keeps quiet about a missing
+    device, and a present one always has link-local GIDs."""
+    found: dict[str, dict[int, str]] = {folder: {} for folder in GID_FOLDERS}
+    for row in many(ttp_parse(TEMPLATES, "gids", text).get("values")):
+        folder, _, index = str(row["path"]).partition("/ports/1/")[2].rpartition("/")
+        if folder in found and index.isdigit():
+            found[folder][int(index)] = str(row["value"]).strip()
+    if not found["gids"]:
+        return None
+    types, ndevs = found["gid_attrs/types"], found["gid_attrs/ndevs"]
+    return {n: Gid(address, types.get(n), ndevs.get(n)) for n, address in sorted(found["gids"].items())}
+
+
+def render_gids(port: InterfaceState, nic: Nic) -> str:
+    """The GID dump of a NIC in this state, as grep prints it (gids, then types, then ndevs)."""
+    base = f"/sys/class/infiniband/{nic.rdma_device}/ports/1"
+    gids = sorted((port.gids or {}).items())
+    values = [(f"{base}/gids/{n}", g.address) for n, g in gids]
+    values += [(f"{base}/gid_attrs/types/{n}", g.type) for n, g in gids if g.type is not None]
+    values += [(f"{base}/gid_attrs/ndevs/{n}", g.netdev) for n, g in gids if g.netdev is not None]
+    return "".join(f"{path}:{value}\n" for path, value in values)
+
+
+# What a text that is not the expected output looks like: (the format, lines that give it away).
+_FOREIGN_FORMATS = (
+    ("mlxfwmanager or mlxup --query output", ("Querying Mellanox devices firmware", "PSID:", "FW ")),
+    ("show_gids output", ("DEV\tPORT\tINDEX", "n_gids_found=")),
+    ("ibv_devinfo output", ("hca_id:", "fw_ver:")),
+    ("flint query output", ("FW Version:", "Image type:")),
+    ("bnxtqos get_qos output", ("IEEE 8021QAZ",)),
+    ("mlnx_qos output", ("PFC configuration:",)),
+    ("ethtool -i output", ("driver:", "bus-info:")),
+)
+
+
+def looks_like(text: str) -> str | None:
+    """The name of the known host-tool output `text` is, when it is one (to name what was seen
+    where another command's output was expected); None otherwise."""
+    for name, marks in _FOREIGN_FORMATS:
+        if all(mark in text for mark in marks):
+            return name
+    return None
+
+
+def refusal(text: str | None, expected: str | None, reads: str, default: str) -> str:
+    """Why an output was not read: missing, another tool's output than the `expected` one (named,
+    with what netcfg reads instead), or `default`."""
+    if text is None:
+        return "output missing"
+    seen = looks_like(text)
+    return f"this is {seen}; netcfg reads {reads}" if seen and seen != expected else default
 
 
 def read_driver_info(text: str | None) -> tuple[str | None, str | None]:

@@ -40,6 +40,7 @@ class Thor(Platform):
         linux_counters.ETHTOOL_STATS_READ_ONLY,
         linux_host.GREP_READ_ONLY,
         linux_host.LLDP_READ_ONLY,
+        linux_host.GID_READ_ONLY,
     )
     nic_drivers: ClassVar[frozenset[str]] = frozenset({commands.BNXT_EN})
     # bnxt_re's counterpart of the policy's CNP gap is `cc/min_time_bet_cnp` (µs); ConnectX's

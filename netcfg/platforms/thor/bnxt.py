@@ -126,7 +126,10 @@ def from_port(port: InterfaceState) -> BnxtNic:
     nic.prio_tc = {
         p: STRICT_TC if p in port.strict_queues else ROCE_TC if p == roce else OTHER_TC for p in PRIORITIES
     }
-    nic.tc_tsa = {OTHER_TC: "ets", ROCE_TC: "ets"} | ({STRICT_TC: "strict"} if port.strict_queues else {})
+    # bnxt_setupcc.sh writes all eight TSA entries where a strict TC is used (the unused TCs 3-7
+    # strict too), and only the two ETS classes where none is.
+    strict = {tc: "strict" for tc in range(STRICT_TC, len(PRIORITIES))} if port.strict_queues else {}
+    nic.tc_tsa = {OTHER_TC: "ets", ROCE_TC: "ets"} | strict
     cc = nic.cc
     if port.trust in TRUST_VLAN_TX:
         cc["disable_prio_vlan_tx"] = TRUST_VLAN_TX[port.trust]

@@ -1,12 +1,12 @@
 """The read-only commands collected from a Thor server: per NIC `bnxtqos -dev=IF get_qos`, a dump of
-its bnxt_re configfs values, `ethtool -i IF` and its counters; `lldpcli` once."""
+its bnxt_re configfs values, `ethtool -i IF`, its GID table and its counters; `lldpcli` once."""
 
 from __future__ import annotations
 
 from netcfg.model import Nic
 from netcfg.platforms.base import Command
 from netcfg.platforms.linux import counters as linux_counters
-from netcfg.platforms.linux.host import ethtool_command
+from netcfg.platforms.linux.host import ethtool_command, gid_command
 
 PLATFORM = "thor"
 
@@ -31,5 +31,6 @@ def nic_commands(nic: Nic) -> list[Command]:
         qos_command(nic),
         configfs_command(nic),
         ethtool_command(nic),
+        gid_command(nic),
         *linux_counters.nic_counter_commands(nic),
     ]

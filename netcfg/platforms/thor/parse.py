@@ -60,7 +60,12 @@ def parse_outputs(outputs: dict[str, str], device: Device) -> DeviceState:
         # outputs of thousands of servers are the same texts and parse once.
         settings, qos_error = _read_qos(outputs.get(qos.file) or "")
         if qos_error:
-            state.unparsed[qos.cli] = "output missing" if qos.file not in outputs else qos_error
+            state.unparsed[qos.cli] = linux_host.refusal(
+                outputs.get(qos.file),
+                "bnxtqos get_qos output",
+                "`bnxtqos -dev=IF get_qos` for QoS",
+                qos_error,
+            )
         values, dump_error = _read_dump(generic_text(outputs.get(dump.file) or "", device), index)
         if dump_error:
             state.unparsed[dump.cli] = "output missing" if dump.file not in outputs else dump_error
@@ -71,11 +76,15 @@ def parse_outputs(outputs: dict[str, str], device: Device) -> DeviceState:
         state.interfaces[nic.netdev] = port
         for attribute, texts in values.not_operational:
             state.not_operational[f"{nic.netdev}.{attribute}"] = texts
-        port.driver, firmware = linux_host.read_driver_info(outputs.get(ethtool_command(nic).file, ""))
+        ethtool = outputs.get(ethtool_command(nic).file)
+        port.driver, firmware = linux_host.read_driver_info(ethtool or "")
         port.firmware = firmware_version(firmware)
         if port.firmware is None:
-            state.unparsed[ethtool_command(nic).cli] = "no firmware-version line"
+            state.unparsed[ethtool_command(nic).cli] = linux_host.refusal(
+                ethtool, "ethtool -i output", "`ethtool -i IF` for firmware", "no firmware-version line"
+            )
             state.facets -= {"version"}
+        linux_host.read_nic_gids(state, port, nic, outputs, device)
     linux_counters.read_counters(state, device.nics, outputs, BNXT_COUNTERS)
     linux_host.read_lldp(state, outputs)
     return state
