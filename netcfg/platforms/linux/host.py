@@ -55,7 +55,10 @@ def read_nic_gids(
     """A NIC's GID table into `port.gids`; what cannot be read is unknown (None), named in `unparsed`."""
     cmd = gid_command(nic)
     text = outputs.get(cmd.file)
-    gids = read_gids(generic_text(text or "", device))
+    if text is None:
+        # A snapshot from before netcfg read GIDs, as with counters: not collected, so not judged.
+        return
+    gids = read_gids(generic_text(text, device))
     if gids is None:
         state.unparsed[cmd.cli] = refusal(
             text,
