@@ -561,6 +561,30 @@ def test_a_config_nested_too_deeply_is_exit_2_naming_its_line(tmp_path, capsys):
     assert f"{configs / 'spine1.set'}:65: " in err and "nested more than 64 deep" in err
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        'encrypted-password "$6$Xq1$rootHashValue/abc"',
+        'authentication-key "$9$bgp-peer-Key" extra',
+        'secret "$9$radius-Secret"',
+        'pre-shared-key ascii-text "$9$ike-Psk"',
+    ],
+)
+def test_a_malformed_line_holding_a_secret_is_not_echoed(tmp_path, capsys, line):
+    """`check --configs` names the file and line of a statement without its `;`, and never prints a
+    line holding a secret: CI logs keep what netcfg prints."""
+    inventory = write_junos_lab(tmp_path / "inv")
+    configs = tmp_path / "configs"
+    configs.mkdir()
+    text = f"system {{\n    root-authentication {{\n        {line}\n    }}\n}}\n"
+    (configs / "spine1.set").write_text(text)
+    assert main(["check", str(inventory), "--configs", str(configs)]) == 2
+    (err,) = capsys.readouterr().err.strip().splitlines()
+    assert f"{configs / 'spine1.set'}:3: " in err
+    assert "$9$" not in err and "$6$" not in err and "Hash" not in err and "-Key" not in err
+    assert "a statement holding a secret (not shown)" in err
+
+
 def test_a_brace_statement_with_two_lists_is_refused_not_multiplied_out():
     """Each `[ ... ]` list multiplies the paths a statement stands for: forty of them would be 2^40."""
     text = "a {\n    b [ x y ] [ x y ];\n}\n"
