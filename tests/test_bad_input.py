@@ -1108,3 +1108,71 @@ def test_a_broken_baseline_record_fails_the_audit_before_anything_is_collected(
     )
     assert err.startswith(f"netcfg: error: {root / 'baseline.json'}:") and needle in err
     assert sorted(p.name for p in root.iterdir()) == ["baseline.json"]
+
+
+# --- SONiC config_db given twice ------------------------------------------------------------------
+
+MULTI = Path(__file__).resolve().parent.parent / "inventories" / "lab-multi"
+SONIC_LEAF = "leaf-su1-r3"
+_PG = '    "BUFFER_PG": {\n'
+CONFIG_DB_TWICE = [
+    # A key twice in one object: JSON readers keep the last, and the first would go unchecked.
+    (
+        lambda text: text.replace(
+            _PG, _PG + '        "Ethernet1|3": {"profile": "ingress_lossy_profile"},\n', 1
+        ),
+        None,  # where the entry stood before
+        "BUFFER_PG|Ethernet1|3 is given twice (also on line 3)",
+    ),
+    # A whole table twice.
+    (
+        lambda text: text.replace(_PG, '    "BUFFER_PG": {},\n' + _PG, 1),
+        3,
+        "BUFFER_PG is given twice (also on line 2)",
+    ),
+    # The same entry nested and as a flat TABLE|key.
+    (
+        lambda text: text.replace(_PG, '    "BUFFER_PG|Ethernet1|3": {"profile": "x"},\n' + _PG, 1),
+        2,
+        "BUFFER_PG|Ethernet1|3 is given twice (nested under BUFFER_PG and as a flat BUFFER_PG|key)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("edit", "line", "needle"), CONFIG_DB_TWICE)
+def test_a_config_db_file_with_a_key_given_twice_is_refused_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], edit, line: int | None, needle: str
+):
+    configs = tmp_path / "configs"
+    assert main(["render", str(MULTI), "-o", str(configs), "--device", SONIC_LEAF]) == 0
+    config = configs / f"{SONIC_LEAF}.json"
+    assert config.read_text(encoding="utf-8").startswith("{\n" + _PG)
+    config.write_text(edit(config.read_text(encoding="utf-8")), encoding="utf-8")
+    err = error_of(capsys, "check", MULTI, "--configs", configs)
+    assert f"{config}:{line or _second_entry(config)}: " in err and needle in " ".join(err.split())
+
+
+@pytest.mark.parametrize(("edit", "line", "needle"), CONFIG_DB_TWICE)
+def test_a_collected_config_db_with_a_key_given_twice_is_one_unreadable_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], edit, line: int | None, needle: str
+):
+    import json
+
+    snapshot = tmp_path / "snap"
+    assert main(["lab", "snapshot", str(MULTI), "-o", str(snapshot)]) == 0
+    capsys.readouterr()
+    main(["check", str(MULTI), "--snapshot", str(snapshot), "--format", "json"])
+    clean = json.loads(capsys.readouterr().out)["findings"]
+    running = snapshot / SONIC_LEAF / "show_runningconfiguration_all.txt"
+    assert running.read_text(encoding="utf-8").startswith("{\n" + _PG)
+    running.write_text(edit(running.read_text(encoding="utf-8")), encoding="utf-8")
+    main(["check", str(MULTI), "--snapshot", str(snapshot), "--format", "json"])
+    found = [f for f in json.loads(capsys.readouterr().out)["findings"] if f not in clean]
+    assert [(f["device"], f["rule"]) for f in found] == [(SONIC_LEAF, "parse.unknown_output")]
+    assert f"line {line or _second_entry(running)}: {needle}" in found[0]["message"]
+
+
+def _second_entry(path: Path) -> int:
+    """The line of the second `"Ethernet1|3"` key of a config_db text."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [n for n, text in enumerate(lines, 1) if '"Ethernet1|3"' in text][1]
