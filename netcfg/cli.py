@@ -34,7 +34,7 @@ from netcfg.report import FORMATS, Report, rules_not_run
 from netcfg.report.layout import fabric_layout
 from netcfg.report.table import print_table
 from netcfg.rules import Finding, Severity
-from netcfg.sources import config_states, intent_states, snapshot_states
+from netcfg.sources import config_states, intent_states, snapshot_states, unreadable_output
 
 if TYPE_CHECKING:
     # SSH collection pulls in netmiko and paramiko: imported by the commands that collect.
@@ -414,6 +414,10 @@ def cmd_diff(args: argparse.Namespace, console: Console) -> int:
         running = read_device_outputs(folder).get(platform.running_config_file)
         if running is None:
             continue
+        # What `check` reports as an unreadable output, no remediation can be computed from.
+        if unreadable := unreadable_output(running):
+            line, why = unreadable
+            raise InputError(f"{folder / platform.running_config_file}.txt:{line}", why)
         intended = platform.render_config(device_intent(device, fabric, policy), device)
         fix = platform.remediate(name, intended, running)
         if fix is None or not fix.diff:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from netcfg.checks.catalogue import RULES
 from netcfg.errors import InputError
-from netcfg.files import list_dir, read_text
+from netcfg.files import list_dir, not_text, read_text
 from netcfg.intent import fabric_intent
 from netcfg.model import Device, DeviceState, Fabric
 from netcfg.platforms import get_platform
@@ -186,14 +186,12 @@ def device_state(device: Device, outputs: dict[str, str], error: tuple[str, str]
     platform = get_platform(device.platform)
     # An output no parser can read is left out and reported in its stead (a platform that misses it
     # would say "output missing" under the same command).
-    overlong = {file: found for file, text in outputs.items() if (found := overlong_number(text))}
-    state = platform.parse_outputs({f: t for f, t in outputs.items() if f not in overlong}, device)
-    if overlong:
+    unreadable = {file: found for file, text in outputs.items() if (found := unreadable_output(text))}
+    state = platform.parse_outputs({f: t for f, t in outputs.items() if f not in unreadable}, device)
+    if unreadable:
         cli = {command.file: command.cli for command in platform.commands(device)}
-        for file, (line, digits) in overlong.items():
-            state.unparsed[cli.get(file, file)] = (
-                f"line {line}: a number of {digits:,} digits, longer than any number a device prints"
-            )
+        for file, (line, why) in unreadable.items():
+            state.unparsed[cli.get(file, file)] = f"line {line}: {why}"
     if wrong := implausible_setting(state):
         port, setting, value = wrong
         state.unparsed["port settings"] = f"{port} {setting} reads {value}, not a number a port setting holds"
@@ -204,6 +202,17 @@ def device_state(device: Device, outputs: dict[str, str], error: tuple[str, str]
         state.counters = {}
         state.facets -= {"counters"}
     return state
+
+
+def unreadable_output(text: str) -> tuple[int, str] | None:
+    """(line, why) of what makes a command output unreadable to any parser: a character that is not
+    text (a NUL, a byte that is not UTF-8), or a number longer than Python reads."""
+    if found := not_text(text):
+        return found
+    if overlong := overlong_number(text):
+        line, digits = overlong
+        return line, f"a number of {digits:,} digits, longer than any number a device prints"
+    return None
 
 
 def _read_meta(folder: Path) -> dict:

@@ -4,6 +4,7 @@ expected; exit code 2; never a traceback."""
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -911,16 +912,53 @@ def test_snapshot_device_that_is_not_a_folder(tmp_path: Path, capsys: pytest.Cap
 
 
 @pytest.mark.parametrize("how", ["latin-1", "nul"])
-@pytest.mark.parametrize("file", ["leaf-su1-r1/show_running-config.txt", "meta.json"])
-def test_snapshot_file_that_is_not_utf8(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str, file: str
-):
+def test_snapshot_metadata_that_is_not_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str):
     inventory, snapshot = lab_snapshot(tmp_path)
-    output = snapshot / file
-    output.write_bytes(_encoded(output.read_text(encoding="utf-8"), how))
+    meta = snapshot / "meta.json"
+    meta.write_bytes(_encoded(meta.read_text(encoding="utf-8"), how))
     err = error_of(capsys, "check", inventory, "--snapshot", snapshot)
-    assert f"{output}:3:" in err
+    assert f"{meta}:3:" in err
     assert "expected UTF-8" in err
+
+
+@pytest.mark.parametrize(
+    ("how", "why"), [("latin-1", "byte 0xe9 is not UTF-8"), ("nul", "NUL byte")], ids=["latin-1", "nul"]
+)
+def test_a_bad_byte_in_one_output_is_that_output_unreadable_not_the_snapshot(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str, why: str
+):
+    """A device that printed a NUL (or a byte that is not UTF-8): that output is unreadable for that
+    device, and the rest of the snapshot is checked. As the previous snapshot of the next audit it is
+    read too, instead of failing every later audit with exit 2."""
+    import json
+
+    inventory, snapshot = lab_snapshot(tmp_path)
+    before = tmp_path / "before"
+    shutil.copytree(snapshot, before)
+    capsys.readouterr()
+    main(["check", str(inventory), "--snapshot", str(snapshot), "--format", "json"])
+    clean = json.loads(capsys.readouterr().out)["findings"]
+    output = snapshot / "leaf-su1-r1" / "show_running-config.txt"
+    output.write_bytes(_encoded(output.read_text(encoding="utf-8"), how))
+    assert main(["check", str(inventory), "--snapshot", str(snapshot), "--format", "json"]) == 1
+    found = [f for f in json.loads(capsys.readouterr().out)["findings"] if f not in clean]
+    assert [(f["device"], f["rule"]) for f in found] == [("leaf-su1-r1", "parse.unknown_output")]
+    assert f"could not read 'show running-config': line 3: {why}; expected UTF-8 text" in found[0]["message"]
+    # The same snapshot as the one counters are compared with.
+    shutil.copytree(snapshot, tmp_path / "earlier")
+    rc = main(["check", str(inventory), "--snapshot", str(before), "--previous", str(tmp_path / "earlier")])
+    assert rc in (0, 1), capsys.readouterr().err
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_collected_output_with_a_nul_is_unreadable_before_it_is_saved(lab_fabric):
+    """Collection parses what it saves without reading it back: the same output reads the same."""
+    from netcfg.sources import device_state
+
+    device = lab_fabric.devices["gpu01"]
+    outputs = {"ethtool_eth0": "Settings for eth0:\n\tSpeed: 400000Mb/s\x00\n"}
+    state = device_state(device, outputs, None)
+    assert any(why.startswith("line 2: NUL byte") for why in state.unparsed.values()), state.unparsed
 
 
 def test_snapshot_output_with_crlf_and_bom_reads_the_same(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
