@@ -34,7 +34,13 @@ from netcfg.report import FORMATS, Report, rules_not_run
 from netcfg.report.layout import fabric_layout
 from netcfg.report.table import print_table
 from netcfg.rules import Finding, Severity
-from netcfg.sources import config_states, intent_states, snapshot_states, unreadable_output
+from netcfg.sources import (
+    check_earlier,
+    config_states,
+    intent_states,
+    snapshot_states,
+    unreadable_output,
+)
 
 if TYPE_CHECKING:
     # SSH collection pulls in netmiko and paramiko: imported by the commands that collect.
@@ -139,6 +145,8 @@ def cmd_check(args: argparse.Namespace, console: Console) -> int:
         folder = getattr(args, option)
         if folder and not args.snapshot:
             raise InputError(f"--{option}", "compares counters with a snapshot: give --snapshot too")
+        if folder:
+            check_earlier(Path(args.snapshot), Path(folder), f"--{option}")
         earlier[option] = snapshot_states(fabric, Path(folder)) if folder else None
     findings = run_checks(fabric, policy, states, earlier["previous"], earlier["baseline"])
     report = Report(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection
+from datetime import datetime
 from pathlib import Path
 
 from netcfg.checks.catalogue import RULES
@@ -133,6 +134,52 @@ def unchanged_devices(before: Path, after: Path) -> set[str]:
         for name, entry in new.items()
         if entry.get("fingerprint") and key(entry) == key(old.get(name, {}))
     }
+
+
+def check_earlier(snapshot: Path, earlier: Path, option: str) -> None:
+    """Refuse `earlier` (`--previous`, `--baseline`) as the readings `snapshot`'s counters are judged
+    since when it cannot be: the same folder, a snapshot of another fabric, or one taken after it.
+    Judged backwards, counters that grew look like counters reset: swapping the two hides a pause
+    storm and FEC errors. A hand-made snapshot without `meta.json` says neither fabric nor time."""
+    where = f"{option} {earlier}"
+    if earlier.resolve() == snapshot.resolve():
+        raise InputError(where, f"is the same folder as --snapshot {snapshot}; expected an earlier snapshot")
+    now, then = _meta_identity(snapshot), _meta_identity(earlier)
+    if now[0] and then[0] and now[0] != then[0]:
+        raise InputError(
+            where,
+            f"is a snapshot of fabric {then[0]!r} and --snapshot {snapshot} of {now[0]!r}; "
+            "expected an earlier snapshot of the same fabric",
+        )
+    if now[1] and then[1] and then[1] > now[1]:
+        raise InputError(
+            where,
+            f"was taken at {then[1]:%Y-%m-%dT%H:%M:%SZ}, after --snapshot {snapshot} "
+            f"({now[1]:%Y-%m-%dT%H:%M:%SZ}); expected an earlier snapshot (are the two swapped?)",
+        )
+
+
+def _meta_identity(folder: Path) -> tuple[str | None, datetime | None]:
+    """(fabric, time) a snapshot's `meta.json` names, each None where it names none."""
+    meta = _read_meta(folder)
+    path = folder / META_FILE
+    fabric, created = meta.get("fabric"), meta.get("created")
+    if fabric is not None and not isinstance(fabric, str):
+        raise InputError(f"{path}: fabric", f"{_json_type(fabric)}; expected the fabric's name")
+    if created is None:
+        return fabric, None
+    try:
+        return fabric, datetime.strptime(str(created), "%Y-%m-%dT%H:%M:%S%z")
+    except ValueError:
+        raise InputError(
+            f"{path}: created",
+            f"{_shown(created)}; expected a UTC time as netcfg writes it (2026-01-31T23:59:00Z)",
+        ) from None
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:37]}..."
 
 
 def _meta_devices(folder: Path) -> dict[str, dict]:

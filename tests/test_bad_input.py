@@ -1214,3 +1214,64 @@ def _second_entry(path: Path) -> int:
     """The line of the second `"Ethernet1|3"` key of a config_db text."""
     lines = path.read_text(encoding="utf-8").splitlines()
     return [n for n, text in enumerate(lines, 1) if '"Ethernet1|3"' in text][1]
+
+
+# --- earlier snapshots that cannot be earlier -----------------------------------------------------
+
+
+def _earlier_copy(snapshot: Path, folder: Path, **meta: object) -> Path:
+    """A copy of `snapshot` at `folder` with these `meta.json` fields changed."""
+    import json
+
+    shutil.copytree(snapshot, folder)
+    data = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    (folder / "meta.json").write_text(json.dumps({**data, **meta}), encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("option", ["--previous", "--baseline"])
+@pytest.mark.parametrize(
+    ("meta", "needle"),
+    [
+        (
+            {"fabric": "other"},
+            "is a snapshot of fabric 'other' and --snapshot {snapshot} of 't'; expected an",
+        ),
+        (
+            {"created": "2099-01-01T00:00:00Z"},
+            "was taken at 2099-01-01T00:00:00Z, after --snapshot {snapshot} (",
+        ),
+        ({"created": 7}, "meta.json: created: 7; expected a UTC time"),
+        ({"fabric": ["t"]}, "meta.json: fabric: a list; expected the fabric's name"),
+    ],
+    ids=["other-fabric", "later", "created-not-a-time", "fabric-not-a-name"],
+)
+def test_an_earlier_snapshot_of_another_fabric_or_a_later_time_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str, meta: dict, needle: str
+):
+    """Counters judged since a later snapshot run backwards: swapping --snapshot and --previous hid a
+    pause storm and FEC errors. Refused, naming both folders."""
+    inventory, snapshot = lab_snapshot(tmp_path)
+    earlier = _earlier_copy(snapshot, tmp_path / "earlier", **meta)
+    err = error_of(capsys, "check", inventory, "--snapshot", snapshot, option, earlier)
+    assert needle.format(snapshot=snapshot) in err
+    if "meta.json" not in needle:
+        assert err.startswith(f"netcfg: error: {option} {earlier}: ")
+
+
+@pytest.mark.parametrize("option", ["--previous", "--baseline"])
+def test_the_snapshot_itself_as_its_earlier_snapshot_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str
+):
+    inventory, snapshot = lab_snapshot(tmp_path)
+    err = error_of(capsys, "check", inventory, "--snapshot", snapshot, option, snapshot / ".." / "snap")
+    assert f"{option} {snapshot / '..' / 'snap'}: is the same folder as --snapshot {snapshot}" in err
+
+
+def test_an_earlier_snapshot_of_the_same_fabric_and_time_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    inventory, snapshot = lab_snapshot(tmp_path)
+    earlier = _earlier_copy(snapshot, tmp_path / "earlier", created="2020-01-01T00:00:00Z")
+    argv = ["check", inventory, "--snapshot", snapshot, "--previous", earlier, "--baseline", earlier]
+    assert main([str(a) for a in argv]) in (0, 1), capsys.readouterr().err
