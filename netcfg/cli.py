@@ -363,6 +363,15 @@ def _print_audit(result: AuditResult, args: argparse.Namespace, console: Console
     code = emit(result.report, args, console)
     notes = _notes(args, console)
     notes.print(f"snapshot: {result.snapshot}")
+    if result.nothing_read:
+        # The next audit compares with an older run (or none): the operator should know why.
+        baseline = (
+            ", and it was not recorded as the go-live baseline" if getattr(args, "baseline", False) else ""
+        )
+        notes.print(
+            "no device was read: the snapshot is kept for inspection, but the next audit does not "
+            f"compare with it{baseline}"
+        )
     if result.previous is not None:
         notes.print(f"drift against {result.previous}: {len(result.changes)} change(s)")
         print_changes(result.changes, notes, limit=20)

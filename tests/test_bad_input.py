@@ -1275,3 +1275,53 @@ def test_an_earlier_snapshot_of_the_same_fabric_and_time_is_read(
     earlier = _earlier_copy(snapshot, tmp_path / "earlier", created="2020-01-01T00:00:00Z")
     argv = ["check", inventory, "--snapshot", snapshot, "--previous", earlier, "--baseline", earlier]
     assert main([str(a) for a in argv]) in (0, 1), capsys.readouterr().err
+
+
+# --- an audit that read nothing -------------------------------------------------------------------
+
+
+def test_an_audit_in_which_every_device_failed_is_not_the_next_audits_previous(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+):
+    """The lab died (every port refuses): the snapshot is kept for inspection, but the next audit
+    neither drifts against it (every device 'collection ok') nor judges counters since it, and
+    `--baseline` does not make it the go-live baseline. The audit says so."""
+    import json
+    import socket
+
+    from netcfg.audit import previous_snapshot
+    from netcfg.inventory import load_fabric
+
+    monkeypatch.setenv("NETCFG_USERNAME", "ops")
+    monkeypatch.setenv("NETCFG_PASSWORD", "not-used")
+    inventory = write_inventory(tmp_path / "inv")
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    devices = load_fabric(inventory).devices
+    connections = tmp_path / "connections.json"
+    connections.write_text(json.dumps({name: {"hostname": "127.0.0.1", "port": port} for name in devices}))
+    snapshots, reports = tmp_path / "snapshots", tmp_path / "reports"
+    argv = [
+        "audit",
+        inventory,
+        "--snapshots",
+        snapshots,
+        "--reports",
+        reports,
+        "--connections",
+        connections,
+        "--no-host-key-check",
+        "--timeout",
+        "2",
+        "--baseline",
+    ]
+    assert main([str(a) for a in argv]) == 1
+    out = " ".join(capsys.readouterr().out.split())
+    assert "no device was read: the snapshot is kept for inspection, but the next audit does not" in out
+    assert "not recorded as the go-live baseline" in out
+    root = snapshots / "t"
+    (kept,) = [p for p in root.iterdir() if p.is_dir()]
+    assert (kept / "meta.json").is_file()
+    assert not (root / "baseline.json").exists()
+    assert previous_snapshot(root, root / "99999999T000000.000000Z", devices) is None
