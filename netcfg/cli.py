@@ -441,11 +441,17 @@ def cmd_diff(args: argparse.Namespace, console: Console) -> int:
             continue
         drifted += 1
         console.rule(name)
-        console.print(fix.diff, markup=False, highlight=False)
+        _verbatim(console, fix.diff)
         console.print("commands to restore intent:", style="bold")
-        console.print(fix.commands or "(none)", markup=False, highlight=False)
+        _verbatim(console, fix.commands or "(none)")
     console.print(f"{drifted} switch(es) differ from intent")
     return EXIT_FINDINGS if drifted else EXIT_OK
+
+
+def _verbatim(console: Console, text: str) -> None:
+    """Config text as it is: rich would wrap its lines at the terminal width (no longer a diff one
+    can apply), and it splits a long text into lines in time growing with the square of its size."""
+    console.file.write(text + "\n")
 
 
 @command("lab serve")
