@@ -39,6 +39,9 @@ class AuditResult:
     changes: list[Change]
     collected: dict[str, DeviceCollection]
     reports: dict[str, Path]
+    # No device was read (every one failed, or the lab or the network died): the snapshot is kept
+    # for inspection, but no later audit compares with it and it was not recorded as the baseline.
+    nothing_read: bool = False
 
     @property
     def findings(self) -> list[Finding]:
@@ -46,10 +49,12 @@ class AuditResult:
 
 
 def previous_snapshot(root: Path, current: Path, devices: Collection[str] | None = None) -> Path | None:
-    """The newest complete snapshot before `current` (names sort by time) holding any of `devices`.
+    """The newest complete snapshot before `current` (names sort by time) that read any of `devices`.
 
     Complete means netcfg's `meta.json` is there: it is written last, so a folder without it (an
-    interrupted collection, or something netcfg did not write) is never compared against.
+    interrupted collection, or something netcfg did not write) is never compared against. A snapshot
+    in which every one of them failed has no readings: drift against it would be every device's
+    "collection ok", and the counters would be judged since a reading that never happened.
     """
     wanted = set(devices) if devices is not None else None
     earlier = sorted(
@@ -58,9 +63,18 @@ def previous_snapshot(root: Path, current: Path, devices: Collection[str] | None
     )
     for path in earlier:
         meta = snapshot_meta(path)
-        if meta is not None and (wanted is None or wanted & set(meta["devices"])):
+        if meta is not None and _read_any(meta["devices"], wanted):
             return path
     return None
+
+
+def _read_any(devices: dict[str, object], wanted: set[str] | None) -> bool:
+    """Whether a snapshot's `meta.json` devices show any of `wanted` (None: any) read without error."""
+    return any(
+        isinstance(entry, dict) and not entry.get("error")
+        for name, entry in devices.items()
+        if wanted is None or name in wanted
+    )
 
 
 def selection_states(fabric: Fabric, snapshot: Path, selected: Collection[str]) -> dict[str, DeviceState]:
@@ -146,6 +160,7 @@ def run_audit(
             name: c.state or device_state(fabric.devices[name], c.outputs, c.error)
             for name, c in sorted(collected.items())
         }
+        nothing_read = all(state.collection_error for state in states.values())
         before, since = earlier.result()
         findings = run_checks(fabric, policy, states, before, since)
         changes = drift(before, states) if previous is not None else []
@@ -168,14 +183,14 @@ def run_audit(
             drift=changes if previous is not None else None,
         )
         written = write_reports(report, changes, folder, stamp)
-        if baseline:
+        if baseline and not nothing_read:
             record_baseline(root, snapshot)
     except BaseException:
         for path in written.values():
             path.unlink(missing_ok=True)
         discard(snapshot)
         raise
-    return AuditResult(snapshot, previous, report, changes, collected, written)
+    return AuditResult(snapshot, previous, report, changes, collected, written, nothing_read)
 
 
 class _EarlierReadings:

@@ -35,7 +35,13 @@ from netcfg.report.layout import fabric_layout
 from netcfg.report.table import print_table
 from netcfg.report.text import neutral
 from netcfg.rules import Finding, Severity
-from netcfg.sources import config_states, intent_states, snapshot_states
+from netcfg.sources import (
+    check_earlier,
+    config_states,
+    intent_states,
+    snapshot_states,
+    unreadable_output,
+)
 
 if TYPE_CHECKING:
     # SSH collection pulls in netmiko and paramiko: imported by the commands that collect.
@@ -140,6 +146,8 @@ def cmd_check(args: argparse.Namespace, console: Console) -> int:
         folder = getattr(args, option)
         if folder and not args.snapshot:
             raise InputError(f"--{option}", "compares counters with a snapshot: give --snapshot too")
+        if folder:
+            check_earlier(Path(args.snapshot), Path(folder), f"--{option}")
         earlier[option] = snapshot_states(fabric, Path(folder)) if folder else None
     findings = run_checks(fabric, policy, states, earlier["previous"], earlier["baseline"])
     report = Report(
@@ -356,6 +364,15 @@ def _print_audit(result: AuditResult, args: argparse.Namespace, console: Console
     code = emit(result.report, args, console)
     notes = _notes(args, console)
     notes.print(f"snapshot: {result.snapshot}")
+    if result.nothing_read:
+        # The next audit compares with an older run (or none): the operator should know why.
+        baseline = (
+            ", and it was not recorded as the go-live baseline" if getattr(args, "baseline", False) else ""
+        )
+        notes.print(
+            "no device was read: the snapshot is kept for inspection, but the next audit does not "
+            f"compare with it{baseline}"
+        )
     if result.previous is not None:
         notes.print(f"drift against {result.previous}: {len(result.changes)} change(s)")
         print_changes(result.changes, notes, limit=20)
@@ -415,18 +432,28 @@ def cmd_diff(args: argparse.Namespace, console: Console) -> int:
         running = read_device_outputs(folder).get(platform.running_config_file)
         if running is None:
             continue
+        # What `check` reports as an unreadable output, no remediation can be computed from.
+        if unreadable := unreadable_output(running):
+            line, why = unreadable
+            raise InputError(f"{folder / platform.running_config_file}.txt:{line}", why)
         intended = platform.render_config(device_intent(device, fabric, policy), device)
         fix = platform.remediate(name, intended, running)
         if fix is None or not fix.diff:
             continue
         drifted += 1
         console.rule(name)
-        # Running config lines are the device's text: neutral, as in every report.
-        console.print(neutral(fix.diff), markup=False, highlight=False)
+        # Running config lines are the device's text: neutral, as in every report, and as they are.
+        _verbatim(console, neutral(fix.diff))
         console.print("commands to restore intent:", style="bold")
-        console.print(neutral(fix.commands) or "(none)", markup=False, highlight=False)
+        _verbatim(console, neutral(fix.commands) or "(none)")
     console.print(f"{drifted} switch(es) differ from intent")
     return EXIT_FINDINGS if drifted else EXIT_OK
+
+
+def _verbatim(console: Console, text: str) -> None:
+    """Config text as it is: rich would wrap its lines at the terminal width (no longer a diff one
+    can apply), and it splits a long text into lines in time growing with the square of its size."""
+    console.file.write(text + "\n")
 
 
 @command("lab serve")

@@ -8,6 +8,7 @@ naming the file (and the line), never a hang, an unbounded read or a traceback.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -74,6 +75,34 @@ def decode_text(data: bytes, where: str, what: str) -> str:
         raise InputError(
             f"{where}:{line}", f"byte 0x{data[exc.start]:02x} is not UTF-8; expected UTF-8 text ({what})"
         ) from None
+
+
+def decode_output(data: bytes) -> str:
+    """A device's saved output as text, whatever it holds: what is not UTF-8 is kept, each bad byte
+    as a lone surrogate (`surrogateescape`), for `not_text` to name. One device that printed a
+    stray byte is that device's unreadable output, not an unreadable snapshot."""
+    data = data.removeprefix(_BOM)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("utf-8", "surrogateescape")
+
+
+# A NUL, or a byte `decode_output` could not read.
+_NOT_TEXT = re.compile("[\x00\udc80-\udcff]")
+
+
+def not_text(text: str) -> tuple[int, str] | None:
+    """(line, why) of the first character of `text` that no text output holds, said as `decode_text`
+    says it."""
+    found = _NOT_TEXT.search(text)
+    if found is None:
+        return None
+    line = text.count("\n", 0, found.start()) + 1
+    char = found.group()
+    if char == "\0":
+        return line, "NUL byte; expected UTF-8 text"
+    return line, f"byte 0x{ord(char) - 0xDC00:02x} is not UTF-8; expected UTF-8 text"
 
 
 def read_text(path: Path, what: str, max_bytes: int = MAX_TEXT_BYTES) -> str:

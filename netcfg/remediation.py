@@ -9,8 +9,11 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
+from hier_config import HConfig, get_hconfig
 from hier_config import Platform as HierPlatform
-from hier_config import WorkflowRemediation, get_hconfig
+
+# Running sections the intended config lacks, negated per hier_config call (see `remediation_lines`).
+_NEGATED_AT_ONCE = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,9 +41,33 @@ def _body(text: str) -> list[str]:
 def hier_config_remediation(device: str, hier_platform: str, intended: str, running: str) -> Remediation:
     want, have = _body(intended), _body(running)
     diff = unified_diff(device, have, want)
-    platform = HierPlatform[hier_platform]
-    workflow = WorkflowRemediation(
-        get_hconfig(platform, "\n".join(have)), get_hconfig(platform, "\n".join(want))
-    )
-    commands = "\n".join(workflow.remediation_config.dump_simple())
+    commands = "\n".join(remediation_lines(hier_platform, "\n".join(have), "\n".join(want)))
     return Remediation(device, diff, commands)
+
+
+def remediation_lines(hier_platform: str, running: str, intended: str) -> list[str]:
+    """hier_config's remediation from `running` to `intended` (WorkflowRemediation's, line for line),
+    in time linear in the size of the configs.
+
+    hier_config negates each running section the intended config lacks in the remediation it is
+    building, and every negation renames a child there, which rebuilds the look-up table of all its
+    siblings: 10,000 such interfaces took 50 million steps, 100,000 over two minutes. Those
+    top-level sections are negated here a batch at a time, into the remediation that hier_config
+    then completes with the rest of the running config, as its own first pass would have left it.
+    """
+    platform = HierPlatform[hier_platform]
+    have, want = get_hconfig(platform, running), get_hconfig(platform, intended)
+    gone, kept = [], HConfig(have.driver)
+    for child in have.children:
+        if child.text not in want.children and not child.is_idempotent_command(want.children):
+            gone.append(child)
+        else:
+            kept.add_deep_copy_of(child)
+    delta = HConfig(have.driver)
+    for start in range(0, len(gone), _NEGATED_AT_ONCE):
+        batch = HConfig(have.driver)
+        for child in gone[start : start + _NEGATED_AT_ONCE]:
+            batch.add_deep_copy_of(child)
+        for negated in batch.config_to_get_to(HConfig(have.driver)).children:
+            delta.add_deep_copy_of(negated)
+    return list(kept.config_to_get_to(want, delta).set_order_weight().dump_simple())

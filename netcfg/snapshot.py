@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from netcfg.errors import InputError, OutputError
-from netcfg.files import list_dir, read_text
+from netcfg.files import decode_output, list_dir, read_bytes
 
 META_FILE = "meta.json"
 _WANTED = "expected a new or empty folder, or an earlier netcfg snapshot (replaced only with --overwrite)"
@@ -28,12 +28,13 @@ def read_device_outputs(folder: Path) -> dict[str, str]:
     """Command outputs of one device keyed by command file name (without `.txt`).
 
     Hidden files (`.DS_Store`, macOS `._*` companions) and other suffixes are not outputs. Every
-    output is read bounded and as strict UTF-8 (netcfg saves UTF-8), line ends as `\n`.
+    output is read bounded, line ends as `\n`; what is not UTF-8 text (netcfg saves UTF-8, but a
+    device may print a NUL) is kept for `files.not_text` to name as that output's problem.
     """
     outputs = {}
     for path in list_dir(folder, "device folder of command outputs"):
         if path.suffix == ".txt" and not path.name.startswith("."):
-            outputs[path.stem] = as_saved(read_text(path, "command output"))
+            outputs[path.stem] = as_saved(decode_output(read_bytes(path, "command output")))
     return outputs
 
 

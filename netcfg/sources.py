@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection
+from datetime import datetime
 from pathlib import Path
 
 from netcfg.checks.catalogue import RULES
 from netcfg.errors import InputError
-from netcfg.files import list_dir, read_text
+from netcfg.files import list_dir, not_text, read_text
 from netcfg.intent import fabric_intent
 from netcfg.model import Device, DeviceState, Fabric
 from netcfg.platforms import Platform, get_platform
@@ -135,6 +136,52 @@ def unchanged_devices(before: Path, after: Path) -> set[str]:
     }
 
 
+def check_earlier(snapshot: Path, earlier: Path, option: str) -> None:
+    """Refuse `earlier` (`--previous`, `--baseline`) as the readings `snapshot`'s counters are judged
+    since when it cannot be: the same folder, a snapshot of another fabric, or one taken after it.
+    Judged backwards, counters that grew look like counters reset: swapping the two hides a pause
+    storm and FEC errors. A hand-made snapshot without `meta.json` says neither fabric nor time."""
+    where = f"{option} {earlier}"
+    if earlier.resolve() == snapshot.resolve():
+        raise InputError(where, f"is the same folder as --snapshot {snapshot}; expected an earlier snapshot")
+    now, then = _meta_identity(snapshot), _meta_identity(earlier)
+    if now[0] and then[0] and now[0] != then[0]:
+        raise InputError(
+            where,
+            f"is a snapshot of fabric {then[0]!r} and --snapshot {snapshot} of {now[0]!r}; "
+            "expected an earlier snapshot of the same fabric",
+        )
+    if now[1] and then[1] and then[1] > now[1]:
+        raise InputError(
+            where,
+            f"was taken at {then[1]:%Y-%m-%dT%H:%M:%SZ}, after --snapshot {snapshot} "
+            f"({now[1]:%Y-%m-%dT%H:%M:%SZ}); expected an earlier snapshot (are the two swapped?)",
+        )
+
+
+def _meta_identity(folder: Path) -> tuple[str | None, datetime | None]:
+    """(fabric, time) a snapshot's `meta.json` names, each None where it names none."""
+    meta = _read_meta(folder)
+    path = folder / META_FILE
+    fabric, created = meta.get("fabric"), meta.get("created")
+    if fabric is not None and not isinstance(fabric, str):
+        raise InputError(f"{path}: fabric", f"{_json_type(fabric)}; expected the fabric's name")
+    if created is None:
+        return fabric, None
+    try:
+        return fabric, datetime.strptime(str(created), "%Y-%m-%dT%H:%M:%S%z")
+    except ValueError:
+        raise InputError(
+            f"{path}: created",
+            f"{_shown(created)}; expected a UTC time as netcfg writes it (2026-01-31T23:59:00Z)",
+        ) from None
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:37]}..."
+
+
 def _meta_devices(folder: Path) -> dict[str, dict]:
     """`meta.json`'s per-device entries, each checked: `error` null or {kind, message} with a kind a
     collect rule reports, `fingerprint` null or a string. Anything else is refused, naming the field."""
@@ -199,16 +246,14 @@ def device_state(device: Device, outputs: dict[str, str], error: tuple[str, str]
     platform = get_platform(device.platform)
     # An output no parser can read is left out and reported in its stead (a platform that misses it
     # would say "output missing" under the same command).
-    overlong = {file: found for file, text in outputs.items() if (found := overlong_number(text))}
-    state = platform.parse_outputs({f: t for f, t in outputs.items() if f not in overlong}, device)
+    unreadable = {file: found for file, text in outputs.items() if (found := unreadable_output(text))}
+    state = platform.parse_outputs({f: t for f, t in outputs.items() if f not in unreadable}, device)
     # Saved outputs are masked already, a folder of outputs netcfg did not save may not be.
     state = withhold_secrets(platform, state)
-    if overlong:
+    if unreadable:
         cli = {command.file: command.cli for command in platform.commands(device)}
-        for file, (line, digits) in overlong.items():
-            state.unparsed[cli.get(file, file)] = (
-                f"line {line}: a number of {digits:,} digits, longer than any number a device prints"
-            )
+        for file, (line, why) in unreadable.items():
+            state.unparsed[cli.get(file, file)] = f"line {line}: {why}"
     if wrong := implausible_setting(state):
         port, setting, value = wrong
         state.unparsed["port settings"] = f"{port} {setting} reads {value}, not a number a port setting holds"
@@ -219,6 +264,17 @@ def device_state(device: Device, outputs: dict[str, str], error: tuple[str, str]
         state.counters = {}
         state.facets -= {"counters"}
     return state
+
+
+def unreadable_output(text: str) -> tuple[int, str] | None:
+    """(line, why) of what makes a command output unreadable to any parser: a character that is not
+    text (a NUL, a byte that is not UTF-8), or a number longer than Python reads."""
+    if found := not_text(text):
+        return found
+    if overlong := overlong_number(text):
+        line, digits = overlong
+        return line, f"a number of {digits:,} digits, longer than any number a device prints"
+    return None
 
 
 def _read_meta(folder: Path) -> dict:

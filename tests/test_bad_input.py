@@ -4,6 +4,7 @@ expected; exit code 2; never a traceback."""
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -911,16 +912,53 @@ def test_snapshot_device_that_is_not_a_folder(tmp_path: Path, capsys: pytest.Cap
 
 
 @pytest.mark.parametrize("how", ["latin-1", "nul"])
-@pytest.mark.parametrize("file", ["leaf-su1-r1/show_running-config.txt", "meta.json"])
-def test_snapshot_file_that_is_not_utf8(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str, file: str
-):
+def test_snapshot_metadata_that_is_not_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str):
     inventory, snapshot = lab_snapshot(tmp_path)
-    output = snapshot / file
-    output.write_bytes(_encoded(output.read_text(encoding="utf-8"), how))
+    meta = snapshot / "meta.json"
+    meta.write_bytes(_encoded(meta.read_text(encoding="utf-8"), how))
     err = error_of(capsys, "check", inventory, "--snapshot", snapshot)
-    assert f"{output}:3:" in err
+    assert f"{meta}:3:" in err
     assert "expected UTF-8" in err
+
+
+@pytest.mark.parametrize(
+    ("how", "why"), [("latin-1", "byte 0xe9 is not UTF-8"), ("nul", "NUL byte")], ids=["latin-1", "nul"]
+)
+def test_a_bad_byte_in_one_output_is_that_output_unreadable_not_the_snapshot(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str, why: str
+):
+    """A device that printed a NUL (or a byte that is not UTF-8): that output is unreadable for that
+    device, and the rest of the snapshot is checked. As the previous snapshot of the next audit it is
+    read too, instead of failing every later audit with exit 2."""
+    import json
+
+    inventory, snapshot = lab_snapshot(tmp_path)
+    before = tmp_path / "before"
+    shutil.copytree(snapshot, before)
+    capsys.readouterr()
+    main(["check", str(inventory), "--snapshot", str(snapshot), "--format", "json"])
+    clean = json.loads(capsys.readouterr().out)["findings"]
+    output = snapshot / "leaf-su1-r1" / "show_running-config.txt"
+    output.write_bytes(_encoded(output.read_text(encoding="utf-8"), how))
+    assert main(["check", str(inventory), "--snapshot", str(snapshot), "--format", "json"]) == 1
+    found = [f for f in json.loads(capsys.readouterr().out)["findings"] if f not in clean]
+    assert [(f["device"], f["rule"]) for f in found] == [("leaf-su1-r1", "parse.unknown_output")]
+    assert f"could not read 'show running-config': line 3: {why}; expected UTF-8 text" in found[0]["message"]
+    # The same snapshot as the one counters are compared with.
+    shutil.copytree(snapshot, tmp_path / "earlier")
+    rc = main(["check", str(inventory), "--snapshot", str(before), "--previous", str(tmp_path / "earlier")])
+    assert rc in (0, 1), capsys.readouterr().err
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_collected_output_with_a_nul_is_unreadable_before_it_is_saved(lab_fabric):
+    """Collection parses what it saves without reading it back: the same output reads the same."""
+    from netcfg.sources import device_state
+
+    device = lab_fabric.devices["gpu01"]
+    outputs = {"ethtool_eth0": "Settings for eth0:\n\tSpeed: 400000Mb/s\x00\n"}
+    state = device_state(device, outputs, None)
+    assert any(why.startswith("line 2: NUL byte") for why in state.unparsed.values()), state.unparsed
 
 
 def test_snapshot_output_with_crlf_and_bom_reads_the_same(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
@@ -1108,3 +1146,182 @@ def test_a_broken_baseline_record_fails_the_audit_before_anything_is_collected(
     )
     assert err.startswith(f"netcfg: error: {root / 'baseline.json'}:") and needle in err
     assert sorted(p.name for p in root.iterdir()) == ["baseline.json"]
+
+
+# --- SONiC config_db given twice ------------------------------------------------------------------
+
+MULTI = Path(__file__).resolve().parent.parent / "inventories" / "lab-multi"
+SONIC_LEAF = "leaf-su1-r3"
+_PG = '    "BUFFER_PG": {\n'
+CONFIG_DB_TWICE = [
+    # A key twice in one object: JSON readers keep the last, and the first would go unchecked.
+    (
+        lambda text: text.replace(
+            _PG, _PG + '        "Ethernet1|3": {"profile": "ingress_lossy_profile"},\n', 1
+        ),
+        None,  # where the entry stood before
+        "BUFFER_PG|Ethernet1|3 is given twice (also on line 3)",
+    ),
+    # A whole table twice.
+    (
+        lambda text: text.replace(_PG, '    "BUFFER_PG": {},\n' + _PG, 1),
+        3,
+        "BUFFER_PG is given twice (also on line 2)",
+    ),
+    # The same entry nested and as a flat TABLE|key.
+    (
+        lambda text: text.replace(_PG, '    "BUFFER_PG|Ethernet1|3": {"profile": "x"},\n' + _PG, 1),
+        2,
+        "BUFFER_PG|Ethernet1|3 is given twice (nested under BUFFER_PG and as a flat BUFFER_PG|key)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("edit", "line", "needle"), CONFIG_DB_TWICE)
+def test_a_config_db_file_with_a_key_given_twice_is_refused_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], edit, line: int | None, needle: str
+):
+    configs = tmp_path / "configs"
+    assert main(["render", str(MULTI), "-o", str(configs), "--device", SONIC_LEAF]) == 0
+    config = configs / f"{SONIC_LEAF}.json"
+    assert config.read_text(encoding="utf-8").startswith("{\n" + _PG)
+    config.write_text(edit(config.read_text(encoding="utf-8")), encoding="utf-8")
+    err = error_of(capsys, "check", MULTI, "--configs", configs)
+    assert f"{config}:{line or _second_entry(config)}: " in err and needle in " ".join(err.split())
+
+
+@pytest.mark.parametrize(("edit", "line", "needle"), CONFIG_DB_TWICE)
+def test_a_collected_config_db_with_a_key_given_twice_is_one_unreadable_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], edit, line: int | None, needle: str
+):
+    import json
+
+    snapshot = tmp_path / "snap"
+    assert main(["lab", "snapshot", str(MULTI), "-o", str(snapshot)]) == 0
+    capsys.readouterr()
+    main(["check", str(MULTI), "--snapshot", str(snapshot), "--format", "json"])
+    clean = json.loads(capsys.readouterr().out)["findings"]
+    running = snapshot / SONIC_LEAF / "show_runningconfiguration_all.txt"
+    assert running.read_text(encoding="utf-8").startswith("{\n" + _PG)
+    running.write_text(edit(running.read_text(encoding="utf-8")), encoding="utf-8")
+    main(["check", str(MULTI), "--snapshot", str(snapshot), "--format", "json"])
+    found = [f for f in json.loads(capsys.readouterr().out)["findings"] if f not in clean]
+    assert [(f["device"], f["rule"]) for f in found] == [(SONIC_LEAF, "parse.unknown_output")]
+    assert f"line {line or _second_entry(running)}: {needle}" in found[0]["message"]
+
+
+def _second_entry(path: Path) -> int:
+    """The line of the second `"Ethernet1|3"` key of a config_db text."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [n for n, text in enumerate(lines, 1) if '"Ethernet1|3"' in text][1]
+
+
+# --- earlier snapshots that cannot be earlier -----------------------------------------------------
+
+
+def _earlier_copy(snapshot: Path, folder: Path, **meta: object) -> Path:
+    """A copy of `snapshot` at `folder` with these `meta.json` fields changed."""
+    import json
+
+    shutil.copytree(snapshot, folder)
+    data = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    (folder / "meta.json").write_text(json.dumps({**data, **meta}), encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("option", ["--previous", "--baseline"])
+@pytest.mark.parametrize(
+    ("meta", "needle"),
+    [
+        (
+            {"fabric": "other"},
+            "is a snapshot of fabric 'other' and --snapshot {snapshot} of 't'; expected an",
+        ),
+        (
+            {"created": "2099-01-01T00:00:00Z"},
+            "was taken at 2099-01-01T00:00:00Z, after --snapshot {snapshot} (",
+        ),
+        ({"created": 7}, "meta.json: created: 7; expected a UTC time"),
+        ({"fabric": ["t"]}, "meta.json: fabric: a list; expected the fabric's name"),
+    ],
+    ids=["other-fabric", "later", "created-not-a-time", "fabric-not-a-name"],
+)
+def test_an_earlier_snapshot_of_another_fabric_or_a_later_time_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str, meta: dict, needle: str
+):
+    """Counters judged since a later snapshot run backwards: swapping --snapshot and --previous hid a
+    pause storm and FEC errors. Refused, naming both folders."""
+    inventory, snapshot = lab_snapshot(tmp_path)
+    earlier = _earlier_copy(snapshot, tmp_path / "earlier", **meta)
+    err = error_of(capsys, "check", inventory, "--snapshot", snapshot, option, earlier)
+    assert needle.format(snapshot=snapshot) in err
+    if "meta.json" not in needle:
+        assert err.startswith(f"netcfg: error: {option} {earlier}: ")
+
+
+@pytest.mark.parametrize("option", ["--previous", "--baseline"])
+def test_the_snapshot_itself_as_its_earlier_snapshot_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str
+):
+    inventory, snapshot = lab_snapshot(tmp_path)
+    err = error_of(capsys, "check", inventory, "--snapshot", snapshot, option, snapshot / ".." / "snap")
+    assert f"{option} {snapshot / '..' / 'snap'}: is the same folder as --snapshot {snapshot}" in err
+
+
+def test_an_earlier_snapshot_of_the_same_fabric_and_time_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    inventory, snapshot = lab_snapshot(tmp_path)
+    earlier = _earlier_copy(snapshot, tmp_path / "earlier", created="2020-01-01T00:00:00Z")
+    argv = ["check", inventory, "--snapshot", snapshot, "--previous", earlier, "--baseline", earlier]
+    assert main([str(a) for a in argv]) in (0, 1), capsys.readouterr().err
+
+
+# --- an audit that read nothing -------------------------------------------------------------------
+
+
+def test_an_audit_in_which_every_device_failed_is_not_the_next_audits_previous(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+):
+    """The lab died (every port refuses): the snapshot is kept for inspection, but the next audit
+    neither drifts against it (every device 'collection ok') nor judges counters since it, and
+    `--baseline` does not make it the go-live baseline. The audit says so."""
+    import json
+    import socket
+
+    from netcfg.audit import previous_snapshot
+    from netcfg.inventory import load_fabric
+
+    monkeypatch.setenv("NETCFG_USERNAME", "ops")
+    monkeypatch.setenv("NETCFG_PASSWORD", "not-used")
+    inventory = write_inventory(tmp_path / "inv")
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    devices = load_fabric(inventory).devices
+    connections = tmp_path / "connections.json"
+    connections.write_text(json.dumps({name: {"hostname": "127.0.0.1", "port": port} for name in devices}))
+    snapshots, reports = tmp_path / "snapshots", tmp_path / "reports"
+    argv = [
+        "audit",
+        inventory,
+        "--snapshots",
+        snapshots,
+        "--reports",
+        reports,
+        "--connections",
+        connections,
+        "--no-host-key-check",
+        "--timeout",
+        "2",
+        "--baseline",
+    ]
+    assert main([str(a) for a in argv]) == 1
+    out = " ".join(capsys.readouterr().out.split())
+    assert "no device was read: the snapshot is kept for inspection, but the next audit does not" in out
+    assert "not recorded as the go-live baseline" in out
+    root = snapshots / "t"
+    (kept,) = [p for p in root.iterdir() if p.is_dir()]
+    assert (kept / "meta.json").is_file()
+    assert not (root / "baseline.json").exists()
+    assert previous_snapshot(root, root / "99999999T000000.000000Z", devices) is None

@@ -526,3 +526,67 @@ def _one_leaf_fabric(host_ports: list[str], uplink: str) -> Fabric:
         devices[host] = Device(host, Role.HOST, "connectx", su=1, nics=[Nic(1, "eth0", "mlx5_0")])
         links.append(Link(Endpoint(host, "eth0"), Endpoint("leaf1", port), 400, 3))
     return Fabric("one-leaf", 1, devices, links, "roce-lossless")
+
+
+# --- hostile brace configs ------------------------------------------------------------------------
+
+
+def test_a_deeply_nested_brace_config_is_refused_at_its_line_in_bounded_memory():
+    """Half a megabyte of `a {` lines: before the cap every open block held its whole path, which took
+    memory growing with the square of the depth (tens of GB here). Under a 1 GiB address-space limit
+    it is refused, naming the line where the nesting goes too deep."""
+    import subprocess
+    import sys
+
+    code = (
+        "import resource\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
+        "from netcfg.platforms.junos.syntax import read_config\n"
+        "depth = 120_000\n"
+        "text = 'a {\\n' * depth + 'mtu 9216;\\n' + '}\\n' * depth\n"
+        "assert len(text) > 500_000\n"
+        "print(read_config(text).foreign)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip() == "(65, 'blocks nested more than 64 deep; expected a Junos config')"
+
+
+def test_a_config_nested_too_deeply_is_exit_2_naming_its_line(tmp_path, capsys):
+    inventory = write_junos_lab(tmp_path / "inv")
+    configs = tmp_path / "configs"
+    configs.mkdir()
+    (configs / "spine1.set").write_text("system {\n" * 100 + "host-name spine1;\n" + "}\n" * 100)
+    assert main(["check", str(inventory), "--configs", str(configs)]) == 2
+    (err,) = capsys.readouterr().err.strip().splitlines()
+    assert f"{configs / 'spine1.set'}:65: " in err and "nested more than 64 deep" in err
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'encrypted-password "$6$Xq1$rootHashValue/abc"',
+        'authentication-key "$9$bgp-peer-Key" extra',
+        'secret "$9$radius-Secret"',
+        'pre-shared-key ascii-text "$9$ike-Psk"',
+    ],
+)
+def test_a_malformed_line_holding_a_secret_is_not_echoed(tmp_path, capsys, line):
+    """`check --configs` names the file and line of a statement without its `;`, and never prints a
+    line holding a secret: CI logs keep what netcfg prints."""
+    inventory = write_junos_lab(tmp_path / "inv")
+    configs = tmp_path / "configs"
+    configs.mkdir()
+    text = f"system {{\n    root-authentication {{\n        {line}\n    }}\n}}\n"
+    (configs / "spine1.set").write_text(text)
+    assert main(["check", str(inventory), "--configs", str(configs)]) == 2
+    (err,) = capsys.readouterr().err.strip().splitlines()
+    assert f"{configs / 'spine1.set'}:3: " in err
+    assert "$9$" not in err and "$6$" not in err and "Hash" not in err and "-Key" not in err
+    assert "a statement holding a secret (not shown)" in err
+
+
+def test_a_brace_statement_with_two_lists_is_refused_not_multiplied_out():
+    """Each `[ ... ]` list multiplies the paths a statement stands for: forty of them would be 2^40."""
+    text = "a {\n    b [ x y ] [ x y ];\n}\n"
+    assert read_config(text).foreign == (2, "a second '[ ... ]' list in one statement; expected at most one")

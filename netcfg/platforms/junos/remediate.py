@@ -11,11 +11,8 @@ from __future__ import annotations
 
 import re
 
-from hier_config import Platform as HierPlatform
-from hier_config import WorkflowRemediation, get_hconfig
-
 from netcfg.platforms.junos.syntax import Statement, read_config
-from netcfg.remediation import Remediation, unified_diff
+from netcfg.remediation import Remediation, remediation_lines, unified_diff
 
 _OWN_NAME = re.compile(r"ROCE(?:-[A-Z0-9-]+)?|NO-LOSS(?:-\d)?|CNP")
 # class-of-service object kinds netcfg renders, and where the object's name stands in the path.
@@ -73,11 +70,7 @@ def remediation(device: str, intended: str, running: str, hier_platform: str) ->
     }
     want, have = managed_lines(intended, ports), managed_lines(running, ports)
     diff = unified_diff(device, have, want)
-    platform = HierPlatform[hier_platform]
-    workflow = WorkflowRemediation(
-        get_hconfig(platform, "\n".join(have)), get_hconfig(platform, "\n".join(want))
-    )
-    commands = workflow.remediation_config.dump_simple()
+    commands = remediation_lines(hier_platform, "\n".join(have), "\n".join(want))
     # A leaf that takes one value (mtu, a profile binding, a timer) is replaced by setting it: the
     # `delete` of its old value is not needed, and Junos would refuse one naming a stale value.
     replaced = {_leaf(c) for c in commands if c.startswith("set ")} - {None}

@@ -34,6 +34,26 @@ _TOKEN = re.compile(
 _SET_VERBS = frozenset({"set", "deactivate", "activate", "delete"})
 # Markers Junos puts before a statement in the brace form; only `inactive:` changes what applies.
 _MARKERS = frozenset({"protect:", "replace:", "inactive:"})
+# Junos' deepest hierarchies are about a dozen levels and a few dozen words. Without a bound every
+# statement copies the path of the blocks it is in, so a text of nothing but `a {` lines would take
+# memory growing with the square of its length.
+MAX_DEPTH = 64
+MAX_PATH_WORDS = 256
+# Words after which (or which themselves) are secrets: an error quoting a line never shows one.
+_SECRET_WORDS = frozenset(
+    {
+        "authentication-key",
+        "community",
+        "encrypted-password",
+        "key",
+        "plain-text-password-value",
+        "pre-shared-key",
+        "privacy-key",
+        "secret",
+        "simple-password",
+    }
+)
+_SECRET_VALUE = re.compile(r'"?\$[0-9]\$')
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,8 +157,13 @@ def _unquote(token: str) -> str:
     return token
 
 
-def _expand(words: list[str | list[str]]) -> list[tuple[str, ...]]:
-    """`code-points [ 000000 000001 ]` -> one path per list element, as display set prints them."""
+def _expand(words: list[str | list[str]], line: int) -> list[tuple[str, ...]]:
+    """`code-points [ 000000 000001 ]` -> one path per list element, as display set prints them.
+
+    Junos takes one list per statement, as its last value: each further list would multiply the
+    paths (forty two-element lists, 2^40)."""
+    if sum(isinstance(w, list) for w in words) > 1:
+        raise _NotJunos(line, "a second '[ ... ]' list in one statement; expected at most one")
     choices = [w if isinstance(w, list) else [w] for w in words]
     return [tuple(p) for p in itertools.product(*choices)]
 
@@ -158,8 +183,14 @@ def _set_statements(tokens: list[tuple[str, int]]) -> list[tuple[tuple[str, ...]
         path = _list_words(words[1:], number)
         if not path:
             raise _NotJunos(number, f"'{verb}' with no configuration path")
-        out += [(p, number, verb) for p in _expand(path)]
+        _bounded(len(path), number)
+        out += [(p, number, verb) for p in _expand(path, number)]
     return _resolve_verbs(out)
+
+
+def _bounded(words: int, line: int) -> None:
+    if words > MAX_PATH_WORDS:
+        raise _NotJunos(line, f"a statement of more than {MAX_PATH_WORDS} words; expected a Junos config")
 
 
 def _list_words(words: list[str], line: int) -> list[str | list[str]]:
@@ -240,9 +271,14 @@ def _brace_statements(
             if token == "{":
                 if len(words) != sum(1 for w in words if isinstance(w, str)):
                     raise _NotJunos(start, "a '[ ... ]' list before '{'")
+                if len(stack) == MAX_DEPTH:
+                    too_deep = f"blocks nested more than {MAX_DEPTH} deep; expected a Junos config"
+                    raise _NotJunos(start, too_deep)
+                _bounded(len(prefix) + len(words), start)
                 stack.append((prefix + tuple(str(w) for w in words), off or inactive, start))
             elif not (off or inactive):
-                out += [(prefix + p, start, "set") for p in _expand(words)]
+                _bounded(len(prefix) + len(words), start)
+                out += [(prefix + p, start, "set") for p in _expand(words, start)]
             words = []
         elif token == "}":
             if words:
@@ -258,7 +294,7 @@ def _brace_statements(
         raise _NotJunos(start, f"{_shown(words)} does not end with ';' or '{{'")
     if stack:
         path, _, opened = stack[0]
-        config.foreign = (opened, f"'{' '.join(path)} {{' is never closed (a fragment, or cut short)")
+        config.foreign = (opened, f"{_shown([*path, '{'])} is never closed (a fragment, or cut short)")
     return out
 
 
@@ -288,5 +324,10 @@ def _apply_groups(
 
 
 def _shown(words: list) -> str:
+    """The words of a statement as an error quotes them; a statement holding a secret is not quoted,
+    as CI logs and terminals keep what netcfg prints."""
+    flat = [v for w in words for v in (w if isinstance(w, list) else [w])]
+    if any(w in _SECRET_WORDS or _SECRET_VALUE.match(w) for w in flat):
+        return "a statement holding a secret (not shown)"
     text = " ".join(w if isinstance(w, str) else "[ " + " ".join(w) + " ]" for w in words)
     return repr(text if len(text) <= 60 else text[:57] + "...")

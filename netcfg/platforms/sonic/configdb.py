@@ -149,10 +149,45 @@ class ConfigDb:
         return self.lines.get(path)
 
 
+class _DuplicateKey(Exception):
+    """Raised out of json.loads, which knows no lines: `_duplicate` finds the key's."""
+
+
+def _unique(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """An object of the document, refused when a key stands twice in it (json keeps the last)."""
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        raise _DuplicateKey
+    return found
+
+
+def _duplicate(text: str) -> Unreadable:
+    """Where a key first stands the second time in its object, by the scan (which knows lines)."""
+    seen: dict[Path, int] = {}
+    for key in scan(text):
+        if key.is_key:
+            if key.path in seen:
+                return Unreadable(
+                    key.line,
+                    f"{_named(key.path)[:80]} is given twice (also on line {seen[key.path]}); expected each "
+                    "key once (JSON would keep only the last)",
+                )
+            seen[key.path] = key.line
+    return Unreadable(1, "a key given twice in one object; expected each key once")
+
+
+def _named(path: Path) -> str:
+    """A table, entry or field as config_db tools name it: TABLE|key, then the field."""
+    return "|".join(path[:2]) + "".join(f".{field}" for field in path[2:])
+
+
 def load(text: str) -> ConfigDb:
-    """The tables of a config_db JSON text, nested or flat; Unreadable where it is not one."""
+    """The tables of a config_db JSON text, nested or flat; Unreadable where it is not one, or where
+    a key, table or entry is given twice (which JSON readers settle by keeping the last)."""
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_unique)
+    except _DuplicateKey:
+        raise _duplicate(text) from None
     except json.JSONDecodeError as exc:
         raise Unreadable(exc.lineno, f"not JSON ({exc.msg}, column {exc.colno})") from None
     except RecursionError:
@@ -171,7 +206,14 @@ def load(text: str) -> ConfigDb:
         entries = {entry: value} if flat else value
         if not isinstance(entries, dict) or not all(isinstance(v, dict) for v in entries.values()):
             raise Unreadable(where, f"{top[:60]}: expected an object of entries, each an object of fields")
-        tables.setdefault(table, {}).update(entries)
+        known = tables.setdefault(table, {})
+        if (twice := next((key for key in entries if key in known), None)) is not None:
+            raise Unreadable(
+                lines.get((table, twice), where),
+                f"{table}|{twice[:60]} is given twice (nested under {table} and as a flat {table}|key); "
+                "expected each entry once",
+            )
+        known.update(entries)
     if not tables:
         raise Unreadable(1, "an empty JSON object: no config_db table")
     return ConfigDb(tables, "PORT" in tables or "DEVICE_METADATA" in tables, lines)
