@@ -261,8 +261,12 @@ def test_an_unreadable_previous_snapshot_fails_the_audit_after_collection_and_ke
     opts = CollectOptions(workers=8, processes=processes)
     with lab_server(lab_fabric, lab_policy, {}, USER, PASSWORD) as server:
         first = run_audit(lab_fabric, lab_policy, LOGIN, snapshots, reports, opts, leaves, _conns(server))
-        damaged = next((first.snapshot / "leaf-su1-r1").iterdir())
-        damaged.write_bytes(b"\xff\xfe not UTF-8\n")
+        # A device's output with a bad byte is that output unreadable (one finding); an entry of the
+        # snapshot's own metadata that netcfg never writes makes the snapshot unreadable.
+        damaged = first.snapshot / "meta.json"
+        meta = json.loads(damaged.read_text())
+        meta["devices"]["leaf-su1-r1"]["error"] = {"kind": "bogus", "message": "?"}
+        damaged.write_text(json.dumps(meta))
         with pytest.raises(InputError) as raised:
             run_audit(lab_fabric, lab_policy, LOGIN, snapshots, reports, opts, leaves, _conns(server))
     assert str(damaged) in str(raised.value)

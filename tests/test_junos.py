@@ -583,7 +583,7 @@ def test_a_malformed_line_holding_a_secret_is_not_echoed(tmp_path, capsys, line)
     (err,) = capsys.readouterr().err.strip().splitlines()
     assert f"{configs / 'spine1.set'}:3: " in err
     assert "$9$" not in err and "$6$" not in err and "Hash" not in err and "-Key" not in err
-    assert "a statement holding a secret (not shown)" in err
+    assert "a line holding a secret, not shown" in err
 
 
 def test_a_brace_statement_with_two_lists_is_refused_not_multiplied_out():

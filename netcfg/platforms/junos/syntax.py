@@ -39,21 +39,6 @@ _MARKERS = frozenset({"protect:", "replace:", "inactive:"})
 # memory growing with the square of its length.
 MAX_DEPTH = 64
 MAX_PATH_WORDS = 256
-# Words after which (or which themselves) are secrets: an error quoting a line never shows one.
-_SECRET_WORDS = frozenset(
-    {
-        "authentication-key",
-        "community",
-        "encrypted-password",
-        "key",
-        "plain-text-password-value",
-        "pre-shared-key",
-        "privacy-key",
-        "secret",
-        "simple-password",
-    }
-)
-_SECRET_VALUE = re.compile(r'"?\$[0-9]\$')
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,10 +309,7 @@ def _apply_groups(
 
 
 def _shown(words: list) -> str:
-    """The words of a statement as an error quotes them; a statement holding a secret is not quoted,
-    as CI logs and terminals keep what netcfg prints."""
-    flat = [v for w in words for v in (w if isinstance(w, list) else [w])]
-    if any(w in _SECRET_WORDS or _SECRET_VALUE.match(w) for w in flat):
-        return "a statement holding a secret (not shown)"
+    """The words of a statement as an error quotes them (`sources.withhold_secrets` replaces a
+    reason that quotes a secret before anyone sees it)."""
     text = " ".join(w if isinstance(w, str) else "[ " + " ".join(w) + " ]" for w in words)
     return repr(text if len(text) <= 60 else text[:57] + "...")
