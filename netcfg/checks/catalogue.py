@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from netcfg.checks import cabling, collection, device, fabric, health, link, plan, waiver
+from netcfg.checks import cabling, collection, device, fabric, health, link, plan, waiver, watchdog
 from netcfg.platforms import registry
 from netcfg.rules import RULES, Rule
 
@@ -19,6 +19,7 @@ _RULE_MODULES = (
     link,
     plan,
     waiver,
+    watchdog,
     *(import_module(m) for p in registry().values() for m in p.rule_modules),
 )
 
