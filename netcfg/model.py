@@ -343,6 +343,9 @@ class InterfaceState:
     dcbx_agent: str | None = None
     # Host NICs: the RDMA GID table by index. None: not read.
     gids: dict[int, Gid] | None = None
+    # Queue -> the ECN profile it binds that asks for marking yet enables it for no packet RoCE
+    # sends (`DeviceState.ecn_not_marking` says why); such a queue reads as marking nothing.
+    ecn_not_marking: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -394,6 +397,10 @@ class DeviceState:
     # Not part of what the device does: two states equal in settings are equal wherever they came from.
     source_file: str | None = field(default=None, compare=False)
     locations: dict[str, int] = field(default_factory=dict, compare=False)
+    # ECN profiles the ports bind that name ECN marking but enable it for no packet RoCE sends:
+    # profile -> what it says, as the platform prints it (SONiC: a WRED_PROFILE `ecn ecn_all` with
+    # `wred_green_enable false`). Where the profile stands: `locations["ecn_not_marking <name>"]`.
+    ecn_not_marking: dict[str, str] = field(default_factory=dict)
 
     def port_unread(self, interface: str, fields: tuple[str, ...]) -> bool:
         """Whether any of these settings of a port (or the device-wide setting of the same name) went

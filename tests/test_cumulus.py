@@ -50,6 +50,7 @@ def outputs(**replace: str) -> dict[str, str]:
         "nv_config_show_commands": COMMANDS.read_text(),
         "nv_show_qos_roce": (CUMULUS / "nv_show_qos_roce_lossless.txt").read_text(),
         "nv_show_interface_json": (CUMULUS / "nv_show_interface_json.txt").read_text(),
+        "lldpcli_show_neighbors": (CUMULUS / "lldpcli_show_neighbors.txt").read_text(),
     }
     files |= {c.file: (CUMULUS / f"{c.file}.txt").read_text() for c in NV.commands(None) if c.counters}
     return files | replace
@@ -387,8 +388,11 @@ def test_a_port_running_another_mtu_than_applied(fabric, policy):
         ("nv_show_qos_roce", None, {"qos"}),
         ("nv_show_qos_roce", "operational  applied\n-----------  -------\n", {"qos"}),
         ("nv_show_system", "hostname leaf-su1-r1\n", {"version"}),
-        ("nv_show_interface_json", '{"swp1": {"link": ', {"lldp", "link"}),
-        ("nv_show_interface_json", '["swp1"]', {"lldp", "link"}),
+        ("nv_show_interface_json", '{"swp1": {"link": ', {"link"}),
+        ("nv_show_interface_json", '["swp1"]', {"link"}),
+        # lldpd's table, not the interface table, says what each port hears.
+        ("lldpcli_show_neighbors", None, {"lldp"}),
+        ("lldpcli_show_neighbors", "Error: unable to connect to lldpd daemon\n", {"lldp"}),
     ],
 )
 def test_an_unreadable_output_is_one_unknown_and_drops_what_it_carries(fabric, policy, file, text, dropped):

@@ -56,6 +56,7 @@ def outputs(**replace: str) -> dict[str, str]:
         "nv_config_show_commands": "leaf-su1-r1_nv_config_show_commands.txt",
         "nv_show_qos_roce": "nv_show_qos_roce_lossless.txt",
         "nv_show_interface_json": "nv_show_interface_json.txt",
+        "lldpcli_show_neighbors": "lldpcli_show_neighbors.txt",
     } | {f: f"{f}.txt" for f in COUNTER_FILES}
     return {f: (FIXTURES / p).read_text() for f, p in files.items()} | replace
 

@@ -117,6 +117,7 @@ def test_states_parsed_during_collection_equal_the_saved_snapshot_parsed_again(f
         "nv_config_show_commands",
         "nv_show_qos_roce",
         "nv_show_interface_json",
+        "lldpcli_show_neighbors",
         "nv_show_interface_counters_qos_json",
         "nv_show_interface_counters_errors",
         "nv_show_interface_qos_roce_counters",

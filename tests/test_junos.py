@@ -422,6 +422,26 @@ def test_what_the_policy_asks_that_junos_cannot_write_is_reported(tmp_path, caps
     }
 
 
+def test_a_forward_watchdog_is_named_as_a_qfx5230_5240_action_netcfg_does_not_write(tmp_path, capsys):
+    inventory = write_junos_lab(tmp_path / "inv", policy_edits={"action: drop": "action: forward"})
+    _, found = findings(capsys, "check", str(inventory))
+    (said,) = {f["message"] for f in found if f["rule"] == "junos.inexpressible"}
+    assert "QFX5230/5240" in said and "the policy's forward is not configured" in said
+
+
+def test_a_watchdog_option_netcfg_does_not_know_is_an_unknown_action_never_drop():
+    text = (
+        "set class-of-service congestion-notification-profile CNP pfc-watchdog\n"
+        "set class-of-service congestion-notification-profile CNP pfc-watchdog watchdog-action forward\n"
+        "set class-of-service congestion-notification-profile CNP output ieee-802.1 code-point 011 "
+        "flow-control-queue 3\n"
+        "set class-of-service interfaces et-0/0/1 congestion-notification-profile CNP\n"
+    )
+    state = JUNOS.parse_config(text, Device("sw", Role.LEAF, "junos"))
+    assert state.watchdog is not None and state.watchdog.enabled and state.watchdog.action is None
+    assert (state.watchdog.polling_ms, state.watchdog.detection_ms) == (100, 200)
+
+
 # --- remediation ----------------------------------------------------------------------------------
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import zlib
 from pathlib import Path
 
@@ -283,6 +284,81 @@ def test_empty_lldp_table_is_known_empty():
     )
     assert state.lldp == []
     assert state.unparsed == {}
+
+
+DETAIL_NEIGHBOURS = [
+    # gpu01's lldpd sends its MAC as port ID: that is the port it names, as the table would print it.
+    LldpNeighbor("Ethernet1", "gpu01", "b8ce.f604.1a2e"),
+    LldpNeighbor("Ethernet2", "gpu02", "eth0"),
+    LldpNeighbor("Ethernet31", "spine1", "Ethernet1"),
+    LldpNeighbor("Ethernet32", "spine2", "Ethernet1"),
+]
+
+
+def _detail(text: str) -> DeviceState:
+    files = {"show_running-config": fixture("running_config_per_interface.cfg")}
+    return eos.parse_outputs({**files, "show_lldp_neighbors_detail": text}, leaf())
+
+
+def test_show_lldp_neighbors_detail_text_is_read_where_the_table_is_not_kept():
+    state = _detail(fixture("show_lldp_neighbors_detail.txt"))
+    # Management1 hears the out-of-band network, which is not the fabric; the link aggregation
+    # TLV's own `Port ID : 0` is not the neighbour's port.
+    assert state.lldp == DETAIL_NEIGHBOURS
+    assert "lldp" in state.facets and state.unparsed == {}
+
+
+def test_show_lldp_neighbors_detail_json_is_read_under_the_same_file_name():
+    def neighbour(name: str, port_id: str, port_v2: str | None) -> dict:
+        port = {"interfaceIdType": "interfaceName", "interfaceId": port_id}
+        port |= {"interfaceId_v2": port_v2} if port_v2 else {}
+        return {"chassisIdType": "macAddress", "chassisId": "2899.3a4e.0b11", "systemName": name,
+                "ttl": 120, "neighborInterfaceInfo": port}  # fmt: skip
+
+    doc = {
+        "lldpNeighbors": {
+            "Ethernet31": {"lldpNeighborInfo": [neighbour("spine1", '"Ethernet1"', "Ethernet1")]},
+            "Ethernet32": {"lldpNeighborInfo": [neighbour("spine2", '"Ethernet1"', None)]},
+            "Ethernet3": {"lldpNeighborInfo": []},
+            "Management1": {"lldpNeighborInfo": [neighbour("oob-sw-r12", '"Gi1/0/14"', None)]},
+        }
+    }
+    state = _detail(json.dumps(doc, indent=2))
+    assert state.lldp == DETAIL_NEIGHBOURS[2:]
+    assert state.unparsed == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("", "no 'Interface ... detected N LLDP neighbors' line"),
+        ("% LLDP is not enabled\n", "no 'Interface ... detected N LLDP neighbors' line"),
+        ('{"lldpNeighbors": {"Ethernet31": ', "not JSON"),
+        ('{"errors": ["This is an unconverted command"]}', "no lldpNeighbors object"),
+    ],
+)
+def test_unreadable_lldp_detail_is_unknown_cabling(text: str, why: str):
+    state = _detail(text)
+    assert state.unparsed["show lldp neighbors detail"].startswith(why)
+    assert "lldp" not in state.facets and state.lldp == []
+
+
+def test_lldp_detail_cut_short_mid_port_is_unknown_not_fewer_neighbours():
+    full = fixture("show_lldp_neighbors_detail.txt")
+    cut = full[: full.index("Interface Ethernet32")] + "Interface Ethernet32 detected 1 LLDP neighbors:\n\n"
+    state = _detail(cut)
+    assert "cut short: Ethernet32" in state.unparsed["show lldp neighbors detail"]
+    assert "lldp" not in state.facets
+
+
+def test_the_table_netcfg_collects_wins_over_a_detail_file():
+    files = {
+        "show_running-config": fixture("running_config_per_interface.cfg"),
+        "show_lldp_neighbors": fixture("show_lldp_neighbors.txt"),
+        "show_lldp_neighbors_detail": "garbage",
+    }
+    state = eos.parse_outputs(files, leaf())
+    assert state.lldp[0] == LldpNeighbor("Ethernet1", "gpu01", "eth0") and state.unparsed == {}
 
 
 @pytest.mark.parametrize(

@@ -589,3 +589,58 @@ def test_damaged_outputs_and_configs_never_crash_the_parser(fabric, policy, data
     config = data.draw(damaged({"config": STOCK.read_text()}))["config"]
     assert sonic.parse_config(config, device).name == device.name
     assert sonic.mask_secrets(config).count("\n") == config.count("\n")
+
+
+def _checked_with_wred(tmp_path, capsys, **wred: str) -> tuple[Path, list[dict]]:
+    """The findings of the rendered fabric with the leaf's ROCE_ECN profile edited as a person would."""
+    configs = tmp_path / "configs"
+    assert main(["render", str(INVENTORY), "-o", str(configs)]) == 0
+    path = configs / "leaf-su1-r1.json"
+    doc = json.loads(path.read_text())
+    profile = doc["WRED_PROFILE"]["ROCE_ECN"]
+    for key, value in wred.items():
+        if value:
+            profile[key] = value
+        else:
+            del profile[key]
+    path.write_text(json.dumps(doc, indent=4, sort_keys=True) + "\n")
+    capsys.readouterr()
+    main(["check", str(INVENTORY), "--configs", str(configs), "--format", "json"])
+    return path, json.loads(capsys.readouterr().out)["findings"]
+
+
+def test_a_wred_profile_with_ecn_but_green_wred_off_is_named_at_the_profile(tmp_path, capsys):
+    off = {f"wred_{c}_enable": "false" for c in ("green", "yellow", "red")}
+    path, findings = _checked_with_wred(tmp_path, capsys, **off)
+    (named,) = [f for f in findings if f["rule"] == "sonic.wred_not_marking"]
+    assert (named["device"], named["interface"], named["file"]) == (
+        "leaf-su1-r1",
+        "Ethernet1-4,31-32",
+        str(path),
+    )
+    assert named["line"] == line_after(path, '"WRED_PROFILE"', '"ROCE_ECN"')
+    assert named["actual"] == (
+        "WRED_PROFILE|ROCE_ECN: ecn ecn_all, wred_green_enable false, wred_yellow_enable false, "
+        "wred_red_enable false"
+    )
+    assert "queue 3 of this port" in named["message"]
+    # The shared rule still says what the queue does: it marks nothing.
+    assert any(f["rule"] == "ecn.enabled" for f in findings)
+
+
+def test_a_wred_profile_without_its_green_flag_is_named_as_unset(tmp_path, capsys):
+    _, findings = _checked_with_wred(tmp_path, capsys, wred_green_enable="")
+    (named,) = [f for f in findings if f["rule"] == "sonic.wred_not_marking"]
+    assert named["actual"] == "WRED_PROFILE|ROCE_ECN: ecn ecn_all, wred_green_enable unset"
+
+
+def test_a_wred_profile_marking_green_only_is_not_named(tmp_path, capsys):
+    # RoCE is green: yellow and red off take nothing from it.
+    _, findings = _checked_with_wred(tmp_path, capsys, wred_yellow_enable="false", wred_red_enable="false")
+    assert not [f for f in findings if f["rule"] in ("sonic.wred_not_marking", "ecn.enabled")]
+
+
+def test_a_wred_profile_asking_for_no_green_marking_is_not_this_trap(tmp_path, capsys):
+    _, findings = _checked_with_wred(tmp_path, capsys, ecn="ecn_none", wred_green_enable="false")
+    assert not [f for f in findings if f["rule"] == "sonic.wred_not_marking"]
+    assert any(f["rule"] == "ecn.enabled" for f in findings)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from netcfg.checks import cabling, collection, device, fabric, health, link, nic, plan, waiver
+from netcfg.checks import cabling, collection, device, fabric, health, link, nic, plan, waiver, watchdog
 from netcfg.platforms import registry
 from netcfg.rules import RULES, Rule
 
@@ -20,6 +20,7 @@ _RULE_MODULES = (
     nic,
     plan,
     waiver,
+    watchdog,
     *(import_module(m) for p in registry().values() for m in p.rule_modules),
 )
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from netcfg.model import Device, EcnSetting, Nic, Role, Watchdog
+from netcfg.model import Device, EcnSetting, LldpNeighbor, Nic, Role, Watchdog
 from netcfg.platforms import get_platform
 from netcfg.platforms.eos import SEGMENT_BYTES
 from netcfg.platforms.simulator import simulator
@@ -71,6 +71,19 @@ def test_eos_show_lldp_neighbors() -> None:
         (f"Ethernet{i}", "arista2", f"Ethernet{i}") for i in range(2, 8)
     ]
     assert "show lldp neighbors" not in state.unparsed
+
+
+def test_eos_show_lldp_neighbors_detail_json() -> None:
+    """napalm's eAPI mock of `show lldp neighbors detail | json`: hosts that send their MAC as port ID."""
+    text = read("show/eos_show_lldp_neighbors_detail.json")
+    state = EOS.parse_outputs({"show_lldp_neighbors_detail": text}, SWITCH)
+    assert "show lldp neighbors detail" not in state.unparsed
+    assert len(state.lldp) == 41
+    assert state.lldp[:2] == [
+        LldpNeighbor("Ethernet1", "78m1", "000f.532e.f180"),
+        LldpNeighbor("Ethernet2", "78m1", "000f.532e.f181"),
+    ]
+    assert LldpNeighbor("Ethernet47", "ms01.bru01", "597") in state.lldp
 
 
 # --- EOS configs ----------------------------------------------------------------------------------

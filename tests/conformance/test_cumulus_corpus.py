@@ -150,14 +150,30 @@ def test_roce_status_is_not_roce_counters() -> None:
 # --- what NVUE does not print ------------------------------------------------------------------------
 
 
-def test_lldpcli_text_is_not_the_json_netcfg_collects() -> None:
-    """`sudo lldpcli show neighbors` (read by the connectx platform, tests/conformance/test_corpus.py) is
-    not `nv show interface -o json`: one unreadable output, and no cabling verdict from it."""
+def test_lldpcli_show_neighbors_of_nvidias_lldp_page_gives_the_neighbours() -> None:
+    """`lldpcli show neighbors` as NVIDIA's Cumulus LLDP page prints it (there run with sudo): the
+    neighbours of every port, breakouts included, and of eth0, whose neighbour is out of band."""
+    state = NV.parse_outputs(
+        {"lldpcli_show_neighbors": read("show/cumulus_lldpcli_show_neighbors.txt")}, SWITCH
+    )
+    assert "lldpcli show neighbors" not in state.unparsed
+    heard = [(n.local_interface, n.system_name, n.port) for n in state.lldp]
+    assert heard[:4] == [
+        ("eth0", "PIONEERMS22", "swp47"),
+        ("swp1", "MSP-1", "swp1"),
+        ("swp2", "MSP-1", "swp2"),
+        ("swp3", "MSP-2", "swp1"),
+    ]
+    assert any(local.startswith("swp49s") for local, _, _ in heard)
+
+
+def test_lldpcli_text_is_not_the_interface_json() -> None:
+    """The same text where `nv show interface -o json` belongs: one unreadable output, and no link
+    state from it."""
     state = NV.parse_outputs(
         {"nv_show_interface_json": read("show/cumulus_lldpcli_show_neighbors.txt")}, SWITCH
     )
-    assert state.unparsed["nv show interface -o json"].startswith("not JSON") and "lldp" not in state.facets
-    assert state.lldp == []
+    assert state.unparsed["nv show interface -o json"].startswith("not JSON") and "link" not in state.facets
 
 
 def test_traffic_conf_is_not_an_nvue_configuration() -> None:

@@ -11,8 +11,9 @@ no line for it.
 Read: a configuration in either form (`nv set` lines, or startup.yaml), for `--configs`; live, read-only:
 `nv show system` (version), `nv config show -o commands` (the applied configuration), `nv show qos roce`
 (what the hardware runs, compared with the configuration: a setting it did not take is
-`config.not_operational`), `nv show interface -o json` (every port's running MTU, link state, speed,
-link-down count and LLDP neighbours in one command) and, for every port whose link is up, its counters
+`config.not_operational`), `nv show interface -o json` (every port's running MTU, link state, speed
+and link-down count in one command), `lldpcli show neighbors` (lldpd's neighbour table, the command
+and output NVIDIA's LLDP page documents) and, for every port whose link is up, its counters
 (counters.py: PFC pause frames, queue drops and ECN marks, FCS and symbol errors, RoCE no-buffer
 discards, PFC watchdog storms, FEC errors): two shell lines, settings then counters.
 

@@ -14,6 +14,7 @@ from netcfg.platforms.cumulus.defaults import STOCK_DSCP_MAP, defaults
 from netcfg.platforms.cumulus.operational import render_interfaces, render_roce, render_system, roce_gap
 from netcfg.platforms.cumulus.render import globals_of, render_lines
 from netcfg.platforms.cumulus.show import parse_show
+from netcfg.platforms.linux.host import LLDP, render_lldp
 from netcfg.platforms.simulator import CliProfile, Simulator, register_simulator
 
 
@@ -32,6 +33,7 @@ class CumulusSimulator(Simulator):
             CONFIG.cli: "\n".join(render_lines(state)) + "\n",
             ROCE.cli: render_roce(globals_of(state), gap),
             INTERFACES.cli: render_interfaces(state, gap),
+            LLDP.cli: render_lldp(state),
             **render_counters(state),
         }
 

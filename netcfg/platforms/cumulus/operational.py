@@ -17,7 +17,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from netcfg.model import DeviceState, InterfaceState, LldpNeighbor, PortCounters, port_sort_key
+from netcfg.model import DeviceState, InterfaceState, PortCounters, port_sort_key
 from netcfg.platforms.cumulus.defaults import LOSSLESS_MODES, PRIORITIES, Globals
 from netcfg.platforms.cumulus.names import compact_numbers, expand_numbers
 from netcfg.platforms.cumulus.show import Show, format_rows, format_table, json_object, size_bytes, size_text
@@ -297,17 +297,13 @@ def _link(port: InterfaceState | None, counters: PortCounters | None) -> dict[st
 
 @dataclass(slots=True)
 class InterfaceTable:
-    """What `nv show interface -o json` says of the ports: running MTU, link state and speed, link-down
-    counts and LLDP neighbours, by interface (only what it prints)."""
+    """What `nv show interface -o json` says of the ports: running MTU, link state and speed, and
+    link-down counts, by interface (only what it prints)."""
 
     mtus: dict[str, int] = field(default_factory=dict)
     oper_up: dict[str, bool] = field(default_factory=dict)
     speed_gbps: dict[str, int] = field(default_factory=dict)
     link_downs: dict[str, int] = field(default_factory=dict)
-    lldp: list[LldpNeighbor] = field(default_factory=list)
-    # Whether any port carries an `lldp` object: without one anywhere, the output says nothing of
-    # neighbours (lldpd not running, a filtered output), which is no evidence that none is heard.
-    lldp_shown: bool = False
 
 
 # NVUE prints an operational speed as "400G", "1G", "1.6T" (or "100M", which is no whole Gb/s).
@@ -325,7 +321,7 @@ def _speed_gbps(text: object) -> int | None:
 
 
 def parse_interfaces(text: str) -> InterfaceTable | str:
-    """What the ports' `link` and `lldp` objects say; or why the text is not that JSON."""
+    """What the ports' `link` objects say; or why the text is not that JSON."""
     data = json_object(text)
     if isinstance(data, str):
         return data
@@ -336,17 +332,6 @@ def parse_interfaces(text: str) -> InterfaceTable | str:
         link = entry.get("link")
         if isinstance(link, dict):
             _read_link(name, link, table)
-        shown = isinstance(entry.get("lldp"), dict)
-        table.lldp_shown = table.lldp_shown or shown
-        found = entry["lldp"].get("neighbor", {}) if shown else {}
-        for neighbour, detail in found.items() if isinstance(found, dict) else []:
-            detail = detail if isinstance(detail, dict) else {}
-            chassis = detail.get("chassis") if isinstance(detail.get("chassis"), dict) else {}
-            port = detail.get("port") if isinstance(detail.get("port"), dict) else {}
-            table.lldp.append(
-                LldpNeighbor(name, str(chassis.get("system-name") or neighbour), str(port.get("name", "")))
-            )
-    table.lldp.sort(key=lambda n: port_sort_key(n.local_interface))
     return table
 
 

@@ -1,6 +1,7 @@
 """Cumulus settings read back: a configuration in either form (`nv set` lines, or startup.yaml) for
-`--configs`; live, what the hardware runs (`nv show qos roce`), every port's running MTU, link state,
-speed and LLDP neighbours (`nv show interface -o json`) and the counters of the ports that are up."""
+`--configs`; live, what the hardware runs (`nv show qos roce`), every port's running MTU, link state
+and speed (`nv show interface -o json`), LLDP neighbours (`lldpcli show neighbors`) and the counters
+of the ports that are up."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from netcfg.platforms.cumulus.counters import read_counters, with_link_downs
 from netcfg.platforms.cumulus.defaults import Globals
 from netcfg.platforms.cumulus.operational import parse_interfaces, parse_version, roce_gap, roce_problem
 from netcfg.platforms.cumulus.show import parse_show
+from netcfg.platforms.linux.host import read_lldp
 
 PLATFORM = "cumulus"
 
@@ -38,6 +40,7 @@ def parse_outputs(outputs: dict[str, str], device: Device) -> DeviceState:
         state.facets -= {"version"}
     state.os_version = version
     downs = _read_interfaces(state, outputs.get(INTERFACES.file))
+    read_lldp(state, outputs)
     _read_counters(state, outputs, downs)
     return state
 
@@ -54,21 +57,11 @@ def _read_roce(state: DeviceState, globals_: Globals | None, text: str | None) -
 
 
 def _read_interfaces(state: DeviceState, text: str | None) -> dict[str, int]:
-    """MTU gaps, LLDP and the ports' link state; returns the link-down counts by port."""
+    """MTU gaps and the ports' link state; returns the link-down counts by port."""
     found = parse_interfaces(text) if text is not None else "output missing"
     if isinstance(found, str):
         state.unparsed[INTERFACES.cli] = found
-        # An unreadable table says nothing about cabling: reported once, not as a missing
-        # neighbour on every port.
-        state.facets -= {"lldp"}
         return {}
-    if found.lldp_shown:
-        state.lldp = found.lldp
-    else:
-        # No port shows an `lldp` object: what the ports hear is unknown, said once by
-        # parse.incomplete rather than as a missing neighbour on every port.
-        state.facets -= {"lldp"}
-        state.unread |= {"lldp"}
     for name, port in state.interfaces.items():
         running = found.mtus.get(name)
         if running is not None and port.mtu is not None and running != port.mtu:

@@ -8,6 +8,9 @@ NAME = "eos"
 SHOW_VERSION = Command("show version", "show_version")
 SHOW_RUNNING = Command("show running-config", "show_running-config")
 SHOW_LLDP = Command("show lldp neighbors", "show_lldp_neighbors")
+# Not collected: what a snapshot from another collector may hold instead of the table, as text or
+# as its `| json` form under this one file name (lldp.py tells them apart).
+SHOW_LLDP_DETAIL = Command("show lldp neighbors detail", "show_lldp_neighbors_detail")
 # Link state, speed, link status changes, CRC/symbol errors and input discards of every port.
 SHOW_INTERFACES = Command("show interfaces", "show_interfaces", counters=True)
 # FEC corrected/uncorrected codewords of every port (text only: EOS has no JSON for these).

@@ -11,8 +11,16 @@ from decimal import Decimal, InvalidOperation
 
 from netcfg.model import Device, DeviceState, EcnSetting, InterfaceState, LldpNeighbor, Watchdog
 from netcfg.parsing import many, one, ttp_parse
-from netcfg.platforms.eos.commands import NAME, RUNNING_CONFIG, SHOW_LLDP, SHOW_RUNNING, SHOW_VERSION
+from netcfg.platforms.eos.commands import (
+    NAME,
+    RUNNING_CONFIG,
+    SHOW_LLDP,
+    SHOW_LLDP_DETAIL,
+    SHOW_RUNNING,
+    SHOW_VERSION,
+)
 from netcfg.platforms.eos.counters import read_counters
+from netcfg.platforms.eos.lldp import read_detail
 from netcfg.platforms.eos.text import Block, long_interface, setting_offsets, split_config
 
 # Buffer segment size behind the `segments` unit: ASIC dependent (208 B on Jericho-family chips).
@@ -116,16 +124,30 @@ def parse_outputs(outputs: dict[str, str], device: Device) -> DeviceState:
         if state.os_version is None:
             state.unparsed[SHOW_VERSION.cli] = "no 'Software image version' line"
             state.facets -= {"version"}
+    _read_lldp(state, outputs)
+    read_counters(outputs, state)
+    return state
+
+
+def _read_lldp(state: DeviceState, outputs: dict[str, str]) -> None:
+    """The table netcfg collects; where a snapshot holds only `show lldp neighbors detail` (text or
+    JSON), that. Whichever is read and cannot be, says nothing about cabling: parse.unknown_output
+    reports it once, where cabling.no_neighbor would report every port as having no neighbour."""
+    detail = outputs.get(SHOW_LLDP_DETAIL.file)
+    if SHOW_LLDP.file not in outputs and detail is not None:
+        found = read_detail(detail)
+        if isinstance(found, str):
+            state.unparsed[SHOW_LLDP_DETAIL.cli] = found
+            state.facets -= {"lldp"}
+        else:
+            state.lldp = found
+        return
     lldp_text = outputs.get(SHOW_LLDP.file, "")
     lldp = many(ttp_parse(NAME, "show_lldp_neighbors", lldp_text).get("neighbors"))
     if not lldp and "Neighbor Device ID" not in lldp_text:
         state.unparsed[SHOW_LLDP.cli] = "no neighbor table"
-        # An unreadable table says nothing about cabling: parse.unknown_output reports it once,
-        # where cabling.no_neighbor would report every port of the switch as having no neighbour.
         state.facets -= {"lldp"}
     state.lldp = [LldpNeighbor(long_interface(n["local"]), n["system_name"], n["port"]) for n in lldp]
-    read_counters(outputs, state)
-    return state
 
 
 @dataclass(frozen=True, slots=True)

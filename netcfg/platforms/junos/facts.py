@@ -25,8 +25,13 @@ What Junos expresses differently
       reference (or exceeds the 99 % Juniper allows as the last point) is rounded, and reported by
       the `junos.inexpressible` rule.
     - The PFC watchdog counts detection in poll intervals (`detection N`): a detection time that is
-      not a whole number of polls cannot be written, and is reported. The QFX watchdog always
-      drops (it flushes the stalled queue); an `errdisable` or `forward` action cannot be written.
+      not a whole number of polls cannot be written, and is reported. By default it drops (it
+      flushes the stalled queue). Juniper's AI-ML PFC watchdog topic (Junos OS Evolved 23.4R2 and
+      later, QFX5230-64CD, QFX5240-64OD/64QD) lets ports forward instead, the same action on every
+      port; the statement that sets it is not in the documentation netcfg could read, so netcfg
+      writes only the default drop, reports a policy asking for `forward` (or `errdisable`, which
+      Junos has no form of), and reads any `pfc-watchdog` option it does not know as an unknown
+      action, never as drop.
     - Cable length is a setting of the congestion-notification profile (`input cable-length`), not
       of the port: ports on cables of different lengths need profiles of their own, and a port
       whose profile sets none sizes its headroom for Junos's 100 m default.
@@ -41,7 +46,8 @@ FILL_REFERENCE_BYTES = 3_000_000
 FILL_STEP_BYTES = FILL_REFERENCE_BYTES // 100
 # Juniper: "Do not configure the last fill level as 100 percent."
 MAX_FILL_PERCENT = 99
-# Congestion notification profile defaults (Juniper's cable-length and PFC watchdog topics).
+# Congestion notification profile defaults (Juniper's cable-length and PFC watchdog topics; the
+# watchdog's default action is drop on every QFX, forward being the AI-ML platforms' alternative).
 DEFAULT_CABLE_M = 100
 DEFAULT_POLL_MS = 100
 DEFAULT_DETECTION_POLLS = 2

@@ -48,7 +48,8 @@ class Cnp:
     flow_control: dict[int, int] = field(default_factory=dict)  # priority -> queue it pauses
     cable_m: tuple[int, int] | None = None  # (metres, line)
     watchdog: int | None = None  # line of pfc-watchdog
-    # A pfc-watchdog option netcfg does not know (an action, on releases that have one).
+    # A pfc-watchdog option netcfg does not know: the action QFX5230/5240 take (drop or forward),
+    # whose statement netcfg has not confirmed, makes the profile's action unknown, not drop.
     unknown_watchdog_option: bool = False
     poll_ms: int | None = None
     detection_polls: int | None = None

@@ -16,7 +16,7 @@ def check_inexpressible(state: DeviceState, device: Device, ctx: CheckContext) -
     """Policy settings a Junos config cannot write as they are, and what Junos gets instead: ECN
     thresholds that are not whole fill levels of netcfg's 3 MB reference buffer (or above the 99 %
     Junos takes), a watchdog detection time that is not a whole number of polls, a watchdog action
-    other than drop."""
+    other than the default drop (QFX5230/5240 can forward, by a statement netcfg does not write)."""
     p = ctx.policy
     asked = EcnSetting(p.ecn.min_kbytes * KB, p.ecn.max_kbytes * KB, p.ecn.probability)
     got = junos_ecn(asked)
@@ -51,6 +51,18 @@ def check_inexpressible(state: DeviceState, device: Device, ctx: CheckContext) -
             None,
             f"action {wd.action}",
             f"action {got_wd.action}",
-            f"the Junos PFC watchdog always drops (it flushes the stalled queue): the policy's "
-            f"action {wd.action} cannot be configured",
+            _action_message(wd.action),
         )
+
+
+def _action_message(action: str) -> str:
+    if action == "forward":
+        return (
+            "netcfg writes the Junos PFC watchdog's default action, drop: QFX5230/5240 (Junos OS "
+            "Evolved 23.4R2 and later) can forward instead, but the statement that sets it is not "
+            "one netcfg has confirmed, so the policy's forward is not configured"
+        )
+    return (
+        f"the Junos PFC watchdog drops (it flushes the stalled queue), or forwards on QFX5230/5240: "
+        f"the policy's action {action} cannot be configured"
+    )

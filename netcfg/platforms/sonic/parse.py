@@ -19,8 +19,14 @@ from netcfg.model import DeviceState, EcnSetting, InterfaceState, PgBuffer, Watc
 from netcfg.platforms.sonic.configdb import ConfigDb, Unreadable
 from netcfg.platforms.sonic.names import DEFAULT_MTU, MAP_TABLES, own
 
-# WRED `ecn` modes that mark green packets (RoCE is never policed, so it stays green).
-_GREEN_ECN = frozenset({"ecn_all", "ecn_green", "ecn_green_yellow", "ecn_green_red"})
+# WRED `ecn` modes that mark green packets (RoCE is never policed, so it stays green), and the colours
+# each marks: a colour marks only where its `wred_<colour>_enable` is true (SAI's default is off).
+_GREEN_ECN = {
+    "ecn_all": ("green", "yellow", "red"),
+    "ecn_green": ("green",),
+    "ecn_green_yellow": ("green", "yellow"),
+    "ecn_green_red": ("green", "red"),
+}
 # SAI's WRED drop (mark) probability where a profile sets none, percent.
 _SAI_DEFAULT_PROBABILITY = 100
 # Per-port tables: keys `PORT` or `PORT|index` (a queue, a priority group; ranges `3-4`), where old
@@ -256,6 +262,10 @@ def _read_queues(read: _Reader, db: ConfigDb, state: DeviceState) -> None:
                 wred_names[profile] += 1
                 port.ecn.update(dict.fromkeys(queues, settings[profile]))
                 _first(loc, f"{name}.ecn", db.line("QUEUE", key, "wred_profile"))
+            elif (why := _not_marking(read, profile, profiles.get(profile))) is not None:
+                state.ecn_not_marking[profile] = why
+                port.ecn_not_marking.update(dict.fromkeys(queues, profile))
+                _first(loc, f"ecn_not_marking {profile}", db.line("WRED_PROFILE", profile))
         first.setdefault(name, db.line("QUEUE", key))
     # A port whose queues mark no ECN (or have no strict one) points at its first queue.
     for name, line in first.items():
@@ -275,8 +285,7 @@ def _ecn(read: _Reader, name: str, profile: dict | None) -> EcnSetting | None:
         return None
     path = ("WRED_PROFILE", name)
     mode = read.text((*path, "ecn"), profile.get("ecn", "ecn_none"))
-    enabled = read.text((*path, "wred_green_enable"), profile.get("wred_green_enable", "false"))
-    if mode not in _GREEN_ECN or enabled != "true":
+    if mode not in _GREEN_ECN or _enable(read, name, profile, "green") != "true":
         return None
 
     def value(field: str, default: int) -> int:
@@ -287,6 +296,30 @@ def _ecn(read: _Reader, name: str, profile: dict | None) -> EcnSetting | None:
         max_bytes=value("green_max_threshold", -1),
         probability=value("green_drop_probability", _SAI_DEFAULT_PROBABILITY),
     )
+
+
+def _not_marking(read: _Reader, name: str, profile: dict | None) -> str | None:
+    """What a profile says that asks for green ECN marking yet leaves it off (`ecn ecn_all` with
+    `wred_green_enable false`); None where it marks green or asks for no green marking."""
+    if profile is None:
+        return None
+    mode = read.text(("WRED_PROFILE", name, "ecn"), profile.get("ecn", "ecn_none"))
+    if mode not in _GREEN_ECN:
+        return None
+    flags = {c: _enable(read, name, profile, c) for c in _GREEN_ECN[mode]}
+    if flags["green"] == "true":
+        return None
+    off = ", ".join(
+        f"wred_{c}_enable {v if f'wred_{c}_enable' in profile else 'unset'}"
+        for c, v in flags.items()
+        if v != "true"
+    )
+    return f"ecn {mode}, {off}"
+
+
+def _enable(read: _Reader, name: str, profile: dict, colour: str) -> str:
+    field = f"wred_{colour}_enable"
+    return read.text(("WRED_PROFILE", name, field), profile.get(field, "false"))
 
 
 def _read_buffers(read: _Reader, db: ConfigDb, state: DeviceState) -> None:

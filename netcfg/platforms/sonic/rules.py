@@ -49,3 +49,28 @@ def check_pfcwd_coverage(state: DeviceState, device: Device, ctx: CheckContext) 
                 f"PFC_WD does not cover this port, which pauses priorities {show(port.no_drop_priorities)} "
                 "(pfc_enable): a pause storm here is never broken",
             )
+
+
+@rule("sonic.wred_not_marking", Severity.ERROR, fields=("ecn",), platforms=["sonic"])
+def check_wred_not_marking(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
+    """A WRED_PROFILE a fabric port's queues bind sets `ecn` (ecn_all, ecn_green, ...) but leaves
+    `wred_green_enable` false or unset: SAI marks a colour only where its WRED is enabled, so the
+    profile marks no green packet, and RoCE is green. The queue reads as ECN off; this names the
+    profile that makes it so."""
+    for port in fabric_ports(state, device, ctx):
+        by_profile: dict[str, list[int]] = {}
+        for queue, profile in sorted(port.ecn_not_marking.items()):
+            by_profile.setdefault(profile, []).append(queue)
+        for profile, queues in by_profile.items():
+            why = state.ecn_not_marking.get(profile, "")
+            yield Issue(
+                state.name,
+                port.name,
+                f"WRED_PROFILE|{profile} marking green packets (wred_green_enable true)",
+                f"WRED_PROFILE|{profile}: {why}",
+                f"WRED_PROFILE|{profile} asks for ECN ({why}) but enables WRED for no green packet: "
+                f"{'queue' if len(queues) == 1 else 'queues'} {', '.join(map(str, queues))} of this port "
+                "bind it and mark nothing RoCE sends",
+                file=state.source_file,
+                line=state.locations.get(f"ecn_not_marking {profile}"),
+            )
