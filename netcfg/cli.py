@@ -414,6 +414,13 @@ def cmd_diff(args: argparse.Namespace, console: Console) -> int:
         running = read_device_outputs(folder).get(platform.running_config_file)
         if running is None:
             continue
+        foreign = platform.not_running_config(running)
+        if foreign is not None:
+            line, why = foreign
+            raise InputError(f"{name}: {folder / platform.running_config_file}.txt:{line}", why)
+        # Masked again: a snapshot edited by hand or saved by another tool may hold a secret, and
+        # the diff prints running-config lines.
+        running = platform.mask_secrets(running)
         intended = platform.render_config(device_intent(device, fabric, policy), device)
         fix = platform.remediate(name, intended, running)
         if fix is None or not fix.diff:

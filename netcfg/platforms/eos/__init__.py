@@ -14,6 +14,7 @@ from netcfg.platforms.base import Command, Platform, register
 from netcfg.platforms.eos import parse, remediation, render, secrets
 from netcfg.platforms.eos.commands import COUNTER_COMMANDS, NAME, SHOW_LLDP, SHOW_RUNNING
 from netcfg.platforms.eos.parse import SEGMENT_BYTES
+from netcfg.platforms.eos.text import split_config
 
 if TYPE_CHECKING:
     from netcfg.remediation import Remediation
@@ -56,6 +57,10 @@ class Eos(Platform):
 
     def mask_secrets(self, text: str) -> str:
         return secrets.mask_secrets(text)
+
+    def not_running_config(self, text: str) -> tuple[int, str] | None:
+        found = split_config(text).not_eos()
+        return None if found is None else (found[0], f"not an EOS running config: {found[1]}")
 
     def remediate(self, device: str, intended: str, running: str) -> Remediation | None:
         # Only what netcfg renders is compared: the rest of the running config is left alone.
