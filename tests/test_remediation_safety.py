@@ -9,6 +9,7 @@ import shutil
 import pytest
 
 from netcfg.cli import main
+from netcfg.intent import device_intent
 from netcfg.inventory import load_fabric
 from netcfg.lab.snapshot import write_simulated_snapshot
 from netcfg.platforms import get_platform
@@ -87,3 +88,88 @@ def test_a_snapshot_of_the_lab_as_intended_differs_nowhere(tmp_path, capsys):
     capsys.readouterr()
     assert main(["diff", str(LAB), "--snapshot", str(snapshot)]) == 0
     assert "0 switch(es) differ from intent" in capsys.readouterr().out
+
+
+# --- NX-OS: a production switch, applied with hier_config's model of it ------------------------------
+
+NXOS_FOREIGN = """username ops password 5 <masked> role network-operator
+snmp-server community <masked> group network-operator
+feature bgp
+feature tacacs+
+tacacs-server host 10.9.9.9 key 7 <masked>
+aaa group server tacacs+ TAC
+  server 10.9.9.9
+banner motd #
+Authorised use only
+#
+vrf context management
+  ip route 0.0.0.0/0 10.0.0.1
+policy-map type queuing OPS_IN
+  class type queuing c-in-q-default
+    bandwidth percent 100
+interface mgmt0
+  vrf member management
+  ip address 10.0.0.9/24
+interface Ethernet2/1
+  description storage-array
+  mtu 1500
+  service-policy type qos input OPS_QOS
+router bgp 65101
+  router-id 10.0.0.9
+  neighbor 10.2.1.0
+    remote-as 65000
+    password 3 <masked>
+"""
+NXOS_PORT_LINES = (
+    "  ip address 10.1.1.0/31\n",
+    "  bfd interval 300 min_rx 300 multiplier 3\n",
+    "  speed 400000\n",
+)
+
+
+def _leaves(config, above=()):
+    out = set()
+    for child in config.children:
+        lineage = (*above, child.text)
+        out |= _leaves(child, lineage) if child.children else {lineage}
+    return out
+
+
+def test_nxos_remediation_touches_only_netcfgs_lines_and_gives_back_intent(multi_snapshot):
+    from hier_config import Platform as HierPlatform
+    from hier_config import get_hconfig
+
+    from netcfg.platforms.nxos.remediation import managed_part
+
+    nxos = get_platform("nxos")
+    fabric = load_fabric(MULTI)
+    device = fabric.devices[SWITCHES["nxos"]]
+    intended = nxos.render_config(
+        device_intent(device, fabric, load_policy(fabric.policy_ref, MULTI)), device
+    )
+    running = (multi_snapshot / device.name / "show_running-config.txt").read_text()
+    running = running.replace("pause pfc-cos 3", "pause pfc-cos 4").replace(
+        "interface Ethernet1/2\n  description gpu02:eth3\n  mtu 9214\n",
+        "interface Ethernet1/2\n  description gpu02:eth3\n  mtu 1500\n" + "".join(NXOS_PORT_LINES),
+    )
+    running = running.replace("feature lldp\n", "feature lldp\n" + NXOS_FOREIGN)
+    fix = nxos.remediate(SWITCHES["nxos"], intended, running)
+    assert fix is not None and fix.commands.splitlines() == [
+        "policy-map type network-qos ROCE_NETWORK_QOS",
+        "  class type network-qos c-8q-nq3",
+        "    no pause pfc-cos 4",
+        "    pause pfc-cos 3",
+        "interface Ethernet1/2",
+        "  mtu 9214",
+    ]
+
+    def tree(text):
+        return get_hconfig(HierPlatform.CISCO_NXOS, text)
+
+    def owned(text):
+        return _leaves(tree(managed_part(text, intended)))
+
+    after_tree = tree(running).future(tree(fix.commands))
+    after = "\n".join(after_tree.dump_simple())
+    assert owned(after) == owned(intended), sorted(owned(after) ^ owned(intended))
+    assert _leaves(after_tree) - owned(after) == _leaves(tree(running)) - owned(running)
