@@ -131,7 +131,7 @@ def owned(config: HConfig, scope: Scope) -> HConfig:
 
 
 def _copy_owned(
-    source: HConfig | HConfigChild, into: HConfig | HConfigChild, scope: Scope, above: tuple
+    source: HConfig | HConfigChild, into: HConfig | HConfigChild, scope: Scope, above: tuple[str, ...]
 ) -> None:
     for child in source.children:
         lineage = (*above, child.text)
