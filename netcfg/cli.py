@@ -15,9 +15,9 @@ from rich.text import Text
 from netcfg import __version__
 from netcfg.checks.catalogue import RULES
 from netcfg.checks.runner import run_checks
-from netcfg.cli_types import fabric_name, seconds, whole_number
+from netcfg.cli_types import drain_limit, fabric_name, seconds, whole_number
+from netcfg.drain import DEFAULT_MAX_DRAIN, SCOPES, DrainLimit, DrainTarget, DrainWithheld
 from netcfg.drain import FORMATS as DRAIN_FORMATS
-from netcfg.drain import DrainTarget
 from netcfg.drift import Change, snapshot_drift
 from netcfg.errors import InputError, Interrupted, OutputError
 from netcfg.explain import explain_headroom
@@ -51,6 +51,8 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 # netcfg could not write its output (disk full, no permission): nothing half-written was kept.
 EXIT_WRITE = 4
+# The drain list was withheld (circuit breaker, or an audit that cannot judge): the previous one stays.
+EXIT_DRAIN_WITHHELD = 5
 COMMANDS: dict[str, Callable[[argparse.Namespace, Console], int]] = {}
 
 
@@ -333,11 +335,28 @@ def cmd_audit(args: argparse.Namespace, console: Console) -> int:
             )
     except Interrupted as exc:
         return _interrupted(exc)
+    withheld = plan = None
     if drain is not None:
-        hosts = drain.write(fabric, result.findings, result.report.source)
+        try:
+            plan = drain.write(
+                fabric,
+                result.findings,
+                result.report.source,
+                result.collected,
+                args.drain_scope,
+                args.max_drain,
+            )
+        except DrainWithheld as exc:
+            withheld = exc
     code = _print_audit(result, args, console)
-    if drain is not None:
-        _notes(args, console).print(f"drain list ({drain.format}): {drain.path}, {hosts} host(s)")
+    if plan is not None and drain is not None:
+        _notes(args, console).print(
+            f"drain list ({drain.format}): {drain.path}, {len(plan.drain)} host(s) to drain, "
+            f"{len(plan.impacted)} impacted"
+        )
+    if withheld is not None:
+        print(f"netcfg: drain list withheld: {withheld}", file=sys.stderr)
+        return EXIT_DRAIN_WITHHELD
     return code
 
 
@@ -432,10 +451,15 @@ def cmd_diff(args: argparse.Namespace, console: Console) -> int:
         running = read_device_outputs(folder).get(platform.running_config_file)
         if running is None:
             continue
-        # What `check` reports as an unreadable output, no remediation can be computed from.
-        if unreadable := unreadable_output(running):
-            line, why = unreadable
-            raise InputError(f"{folder / platform.running_config_file}.txt:{line}", why)
+        # No remediation can be computed from what `check` reports as an unreadable output, nor from
+        # another platform's config (it would negate everything).
+        problem = unreadable_output(running) or platform.not_running_config(running)
+        if problem is not None:
+            line, why = problem
+            raise InputError(f"{name}: {folder / platform.running_config_file}.txt:{line}", why)
+        # Masked again: a snapshot edited by hand or saved by another tool may hold a secret, and
+        # the diff prints running-config lines.
+        running = platform.mask_secrets(running)
         intended = platform.render_config(device_intent(device, fabric, policy), device)
         fix = platform.remediate(name, intended, running)
         if fix is None or not fix.diff:
@@ -595,11 +619,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_collect_args(au)
     add_report_args(au)
-    au.add_argument("--drain-list", help="write the hosts to drain (NIC, link or cabling findings) here")
+    au.add_argument(
+        "--drain-list", help="write the hosts to drain (their own NIC, link or cabling faults) here"
+    )
     au.add_argument(
         "--drain-format",
         choices=DRAIN_FORMATS,
         help="scontrol lines, kubectl taints, or JSON (default: json for a .json file, else slurm)",
+    )
+    au.add_argument(
+        "--drain-scope",
+        choices=SCOPES,
+        default="own",
+        help="own: hosts with their own fault (default); impacted: also the hosts behind a switch-wide fault",
+    )
+    au.add_argument(
+        "--max-drain",
+        type=drain_limit,
+        default=DrainLimit(DEFAULT_MAX_DRAIN),
+        help=f"write no list draining over N hosts or P%% of the inventory's (default {DEFAULT_MAX_DRAIN})",
     )
 
     dr = sub.add_parser("drift", help="what changed between two snapshots, per device and setting")

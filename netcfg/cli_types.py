@@ -9,6 +9,7 @@ import argparse
 import math
 from collections.abc import Callable
 
+from netcfg.drain import DrainLimit
 from netcfg.naming import safe_device_name
 
 
@@ -46,3 +47,11 @@ def seconds(minimum_excluded: bool) -> Callable[[str], float]:
         return value
 
     return parse
+
+
+def drain_limit(text: str) -> DrainLimit:
+    """argparse type: `--max-drain` as a number of hosts or a share of them."""
+    try:
+        return DrainLimit.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

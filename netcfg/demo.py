@@ -11,6 +11,7 @@ from rich.text import Text
 
 from netcfg.audit import AuditResult, run_audit
 from netcfg.collect import CollectOptions
+from netcfg.drain import DrainLimit, DrainTarget
 from netcfg.lab.devices import load_faults
 from netcfg.lab.fabric import lab_server, write_connection_files
 from netcfg.model import Fabric
@@ -24,8 +25,13 @@ def run_demo(
     """Start the lab with its faults, audit it twice over SSH, stop it; `notes` gets the narration.
 
     The first audit is recorded as the go-live baseline; the second is the nightly audit whose
-    result is returned: counter rates (flaps, FEC, pause storms, CNPs) need two readings."""
+    result is returned: counter rates (flaps, FEC, pause storms, CNPs) need two readings. Its drain
+    list is `<out>/drain-list.sh`: the hosts with faults of their own, and those a switch-wide fault
+    only impacts."""
     started = time.monotonic()
+    out.mkdir(parents=True, exist_ok=True)
+    drain = DrainTarget(out / "drain-list.sh", "slurm")
+    drain.check()  # refused before the lab starts
     faults_path = faults_file or Path(fabric.source).parent / "faults.yaml"
     faults = load_faults(faults_path if faults_path.is_file() else None, fabric)
     # A throwaway login for this run only: the lab and the collector share it in memory, nothing stores it.
@@ -65,4 +71,18 @@ def run_demo(
                     Text(f"audit 1 is the go-live baseline: {audits[0].snapshot}; audit 2, the nightly one:")
                 )
     notes.print(Text(f"lab stopped; audits took {time.monotonic() - started:.1f} s"))
-    return audits[-1]
+    nightly = audits[-1]
+    # The lab seeds a fault on most of its hosts on purpose: audit's default breaker (10%) would
+    # withhold this list, as it should on a real fabric.
+    plan = drain.write(fabric, nightly.findings, nightly.report.source, nightly.collected, limit=_ALL)
+    notes.print(
+        Text(
+            f"drain list: {drain.path}: {len(plan.drain)} host(s) with faults of their own to drain, "
+            f"{len(plan.impacted)} impacted by a switch-wide fault and not drained "
+            f"(--max-drain 100%: the lab seeds faults on most hosts)"
+        )
+    )
+    return nightly
+
+
+_ALL = DrainLimit("100%")

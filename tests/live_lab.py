@@ -1,11 +1,12 @@
 """A live audit of a lab fabric over real SSH (Nornir + netmiko to the lab on 127.0.0.1), for the
-platforms' live tests."""
+platforms' live tests, and what the drain list a demo wrote drains."""
 
 from __future__ import annotations
 
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from netmiko import BaseConnection
@@ -61,3 +62,11 @@ def cli_session(device_type: str, port: int, login: Login) -> Iterator[BaseConne
         yield conn
     finally:
         conn.disconnect()
+
+
+def drain_list(path: Path) -> tuple[list[str], list[str]]:
+    """The hosts a Slurm drain list drains, and those it names as impacted."""
+    lines = path.read_text().splitlines()
+    drained = [line.split()[2].removeprefix("nodename=") for line in lines if line.startswith("scontrol")]
+    impacted = [line[2:].split(":")[0] for line in lines if line.startswith("# ") and ": netcfg: " in line]
+    return drained, impacted

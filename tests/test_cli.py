@@ -312,3 +312,26 @@ def test_the_readme_nornir_example_runs_as_written_against_the_lab(lab_fabric, l
         done = subprocess.run(run, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stderr
         assert done.stdout.splitlines() == [f"{name} failed" for name in leaves]
+
+
+def test_the_drifted_snapshots_drain_list_drains_only_the_hosts_with_their_own_faults(capsys, lab_fabric):
+    """Of the seeded faults, gpu05's NIC and gpu02's port (MTU 1500 at the leaf end of its cable) are
+    the hosts' own; the two leaves wrong on every port only impact the servers behind them."""
+    from netcfg.impact import drain_plan
+    from netcfg.rules import Finding, Severity
+
+    _, report = run_json(capsys, "check", str(LAB), "--snapshot", str(DRIFTED))
+    findings = [
+        Finding(f["rule"], Severity(f["severity"]), f["device"], f["interface"], "", "", f["message"])
+        for f in report["findings"]
+    ]
+    plan = drain_plan(lab_fabric, findings)
+    assert {h: sorted({r.rule for r in rs}) for h, rs in plan.drain.items()} == {
+        "gpu02": ["link.mtu_mismatch", "mtu.switch"],
+        "gpu05": ["link.trust_mismatch", "qos.trust"],
+    }
+    impacted = {h: sorted({r.interface.split(":")[0] for r in rs}) for h, rs in plan.impacted.items()}
+    assert impacted == {
+        **{h: ["leaf-su1-r3"] for h in ("gpu01", "gpu03", "gpu04")},
+        **{h: ["leaf-su2-r2"] for h in ("gpu06", "gpu07", "gpu08")},
+    }

@@ -14,7 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from netcfg.cli import main
-from netcfg.drain import MARKER, DrainTarget, drain_reasons, render_drain_list
+from netcfg.drain import MARKER, DrainLimit, DrainTarget, DrainWithheld, render_drain_list
+from netcfg.impact import drain_plan
 from netcfg.lab.devices import DeviceFaults
 from netcfg.lab.fabric import lab_server, write_connection_files
 from netcfg.model import expand_ports, port_ranges
@@ -69,6 +70,8 @@ def audit(lab, tmp_path: Path, monkeypatch, *extra: str) -> int:
             "json",
             "--output",
             str(tmp_path / "report.json"),
+            # The lab drains 2 of its 8 hosts: above the default breaker (10%, one host).
+            *(["--max-drain", "25%"] if "--max-drain" not in extra else []),
             *extra,
         ]
     )
@@ -81,7 +84,9 @@ def test_the_drain_list_of_the_lab_names_the_hosts_with_nic_and_cabling_faults(
     drain = tmp_path / "drain.sh"
     assert audit(lab, tmp_path, monkeypatch, "--drain-list", str(drain), "--drain-format", fmt) == 1
     first, *lines = drain.read_text().splitlines()
-    assert first.startswith(f"{MARKER} ({fmt}) of fabric lab, 2 host(s), from live audit, snapshot ")
+    assert first.startswith(
+        f"{MARKER} ({fmt}) of fabric lab, 2 host(s), 0 impacted, from live audit, snapshot "
+    )
     assert lines == expected
     # The next audit replaces the list netcfg wrote.
     assert audit(lab, tmp_path, monkeypatch, "--drain-list", str(drain), "--drain-format", fmt) == 1
@@ -121,7 +126,7 @@ def test_a_switch_port_finding_drains_the_host_at_the_other_end_and_info_drains_
         Finding("qos.trust", Severity.INFO, "gpu01", "eth0", "dscp", "pcp", "trust; waived until 2026-12-31"),
         Finding("collect.unreachable", Severity.ERROR, "gpu08", None, "collected", "unreachable", "refused"),
     ]
-    hosts = drain_reasons(lab_fabric, findings)
+    hosts = drain_plan(lab_fabric, findings).drain
     assert {h: [(r.rule, r.interface) for r in rs] for h, rs in hosts.items()} == {
         "gpu05": [("ecn.enabled", "leaf-su2-r2:Ethernet1")],
         "gpu06": [("ecn.enabled", "leaf-su2-r2:Ethernet2")],
@@ -130,8 +135,12 @@ def test_a_switch_port_finding_drains_the_host_at_the_other_end_and_info_drains_
 
 def test_no_message_can_break_the_shell_line(lab_fabric, tmp_path):
     hostile = "x'; touch PWNED; echo '\n$(touch PWNED2) `touch PWNED3` \"; touch PWNED4 #"
-    findings = [Finding("qos.trust", Severity.ERROR, "gpu01", "eth0", "dscp", "pcp", hostile)]
-    hosts = drain_reasons(lab_fabric, findings)
+    findings = [
+        Finding("qos.trust", Severity.ERROR, "gpu01", "eth0", "dscp", "pcp", hostile),
+        # An impacted host is named in a comment: one line, whatever the message holds.
+        Finding("ecn.enabled", Severity.ERROR, "leaf-su2-r2", "Ethernet1-4,31-32", "on", "off", hostile),
+    ]
+    hosts = drain_plan(lab_fabric, findings)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     for tool in ("scontrol", "kubectl"):
@@ -153,7 +162,7 @@ def test_no_message_can_break_the_shell_line(lab_fabric, tmp_path):
         ),
     ):
         text = render_drain_list(hosts, fmt, "lab", "a source\nwith a line break; touch PWNED5")
-        assert len(text.splitlines()) == 1 + len(argv)
+        assert len(text.splitlines()) == 1 + len(argv) + 1 + 4
         log = tmp_path / f"{fmt}.log"
         script = tmp_path / f"drain.{fmt}"
         script.write_text(text)
@@ -168,7 +177,8 @@ def test_no_message_can_break_the_shell_line(lab_fabric, tmp_path):
 def test_an_empty_drain_list_is_still_written(lab_fabric, tmp_path):
     for fmt, path in (("slurm", tmp_path / "drain.sh"), ("json", tmp_path / "drain.json")):
         target = DrainTarget.from_args(str(path), fmt)
-        assert target is not None and target.write(lab_fabric, [], "rendered intent") == 0
+        assert target is not None
+        assert target.write(lab_fabric, [], "rendered intent", lab_fabric.devices).drain == {}
     assert len((tmp_path / "drain.sh").read_text().splitlines()) == 1
     assert json.loads((tmp_path / "drain.json").read_text())["hosts"] == []
 
@@ -218,3 +228,129 @@ def test_a_findings_port_list_expands_back_to_its_ports(ports):
     """A merged finding's `interface` names exactly the ports it was merged from."""
     names = {f"{head}{n}" for head, n in ports}
     assert set(expand_ports(port_ranges(sorted(names)))) == names
+
+
+# --- own trouble drains, a switch-wide fault only impacts ----------------------------------------
+
+LEAF_PORTS = "Ethernet1-4,31-32"
+
+
+def _finding(rule, device, interface, severity=Severity.ERROR):
+    return Finding(rule, severity, device, interface, "x", "y", f"{rule} on {device}")
+
+
+def _hosts(plan):
+    return {h: [(r.rule, r.interface) for r in rs] for h, rs in plan.items()}
+
+
+def test_one_leaf_line_wrong_on_every_port_drains_no_host_and_impacts_those_behind_it(lab_fabric):
+    plan = drain_plan(lab_fabric, [_finding("pfc.no_drop_priorities", "leaf-su1-r3", LEAF_PORTS)])
+    assert plan.drain == {}
+    assert _hosts(plan.impacted) == {
+        h: [("pfc.no_drop_priorities", f"leaf-su1-r3:{LEAF_PORTS}")]
+        for h in ("gpu01", "gpu02", "gpu03", "gpu04")
+    }
+    # Asked for, the impacted hosts are drained with the switch and the rule as their reason.
+    assert _hosts(plan.scoped("impacted").drain) == _hosts(plan.impacted)
+
+
+def test_a_host_is_drained_for_either_end_of_its_own_cable_and_the_rest_only_impacted(lab_fabric):
+    findings = [
+        _finding("link.degraded", "leaf-su1-r2", "Ethernet1"),  # gpu01's rail-2 cable, switch end
+        _finding("host.pcie_degraded", "gpu04", "eth3"),
+        _finding("link.flapping", "spine1", "Ethernet4"),  # an uplink of leaf-su1-r4
+        _finding("firmware.allowed", "spine2", None),  # a spine: every host behind it
+        _finding("rail.qos_consistency", "leaf-su2-r2", None),  # a rail-wide mismatch
+        _finding("cabling.swapped", "leaf-su2-r1", "Ethernet1-4"),  # four cables, each a host's own
+    ]
+    plan = drain_plan(lab_fabric, findings)
+    assert _hosts(plan.drain) == {
+        "gpu01": [("link.degraded", "leaf-su1-r2:Ethernet1")],
+        "gpu04": [("host.pcie_degraded", "eth3")],
+        **{f"gpu0{n}": [("cabling.swapped", f"leaf-su2-r1:Ethernet{n - 4}")] for n in (5, 6, 7, 8)},
+    }
+    assert _hosts(plan.impacted) == {
+        "gpu02": [("firmware.allowed", "spine2"), ("link.flapping", "spine1:Ethernet4")],
+        "gpu03": [("firmware.allowed", "spine2"), ("link.flapping", "spine1:Ethernet4")],
+    }
+
+
+def test_the_json_list_carries_both_lists_and_slurm_and_kubernetes_say_impacted_in_a_comment(lab_fabric):
+    plan = drain_plan(
+        lab_fabric,
+        [_finding("ecn.enabled", "leaf-su2-r2", LEAF_PORTS), _finding("qos.trust", "gpu05", "eth0-3")],
+    )
+    data = json.loads(render_drain_list(plan, "json", "lab", "test"))
+    assert [h["host"] for h in data["hosts"]] == ["gpu05"]
+    assert [h["host"] for h in data["impacted"]] == ["gpu06", "gpu07", "gpu08"]
+    assert data["impacted"][0]["reasons"][0]["interface"] == f"leaf-su2-r2:{LEAF_PORTS}"
+    for fmt, tool in (("slurm", "scontrol"), ("kubernetes", "kubectl")):
+        first, *lines = render_drain_list(plan, fmt, "lab", "test").splitlines()
+        assert "1 host(s), 3 impacted" in first
+        commands = [line for line in lines if not line.startswith("#")]
+        assert commands and all(line.startswith(tool) and "gpu05" in line for line in commands)
+        comments = [line for line in lines if line.startswith("# gpu")]
+        assert [c.split(":")[0] for c in comments] == ["# gpu06", "# gpu07", "# gpu08"]
+        assert "netcfg: ecn.enabled leaf-su2-r2:Ethernet1-4,31-32" in comments[0]
+
+
+# --- the circuit breaker and the gate that cannot judge --------------------------------------------
+
+
+def test_the_default_breaker_lets_a_tenth_of_the_hosts_through_rounded_up():
+    assert DrainLimit("10%").hosts(8) == 1 and DrainLimit("10%").hosts(1024) == 103
+    assert DrainLimit("3").hosts(8) == 3 and DrainLimit("0%").hosts(8) == 0
+    for bad in ("ten", "-1", "150%", "5.5", "%"):
+        with pytest.raises(ValueError, match="expected a number of hosts"):
+            DrainLimit.parse(bad)
+
+
+def test_a_list_above_the_breaker_is_not_written_and_the_previous_one_stays(
+    lab, tmp_path, monkeypatch, capsys
+):
+    drain = tmp_path / "drain.sh"
+    assert audit(lab, tmp_path, monkeypatch, "--drain-list", str(drain)) == 1
+    previous = drain.read_text()
+    capsys.readouterr()
+    # The default, 10% of 8 hosts: one.
+    assert audit(lab, tmp_path, monkeypatch, "--drain-list", str(drain), "--max-drain", "10%") == 5
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert "--max-drain 10%: would drain 2 of 8 hosts, more than 1" in err[0]
+    assert "cabling.wrong_neighbor (1)" in err[0] and f"{drain} is left as it was" in err[0]
+    assert drain.read_text() == previous
+    # The report was still written: the audit itself is done.
+    assert json.loads((tmp_path / "report.json").read_text())["findings"]
+
+
+def test_the_default_breaker_holds_when_no_limit_is_given(lab_fabric, tmp_path):
+    target = DrainTarget.from_args(str(tmp_path / "drain.json"), None)
+    findings = [_finding("qos.trust", "gpu01", "eth0"), _finding("qos.trust", "gpu02", "eth0")]
+    with pytest.raises(DrainWithheld, match="would drain 2 of 8 hosts, more than 1"):
+        target.write(lab_fabric, findings, "test", lab_fabric.devices)
+    assert not (tmp_path / "drain.json").exists()
+
+
+def test_a_bad_max_drain_is_refused_before_anything_is_collected(tmp_path, capsys):
+    args = ["audit", str(LAB), "--snapshots", str(tmp_path / "s"), "--drain-list", str(tmp_path / "d.sh")]
+    assert main([*args, "--max-drain", "half"]) == 2
+    assert "--max-drain" in capsys.readouterr().err
+    assert not (tmp_path / "s").exists()
+
+
+def test_an_audit_that_cannot_judge_never_drains(lab_fabric, tmp_path):
+    """The lab died or the management network is down: most devices unread. Whatever the rest say
+    (here every host of one leaf), no list is written."""
+    target = DrainTarget.from_args(str(tmp_path / "drain.json"), None)
+    switches = [d for d in lab_fabric.devices.values() if d.is_switch]
+    findings = [_finding("collect.timeout", d.name, None) for d in switches]
+    findings += [_finding("qos.trust", "gpu01", "eth0")]
+    for audited, found in ((lab_fabric.devices, findings), ([], []), (lab_fabric.devices, findings[:-1])):
+        with pytest.raises(
+            DrainWithheld, match=r"cannot judge whom to drain: .* could not be collected or read"
+        ):
+            target.write(lab_fabric, found, "test", audited, limit=DrainLimit("100%"))
+    assert not (tmp_path / "drain.json").exists()
+    # One unreachable device is not a dead lab: the list is written.
+    plan = target.write(lab_fabric, findings[:1] + findings[-1:], "test", lab_fabric.devices)
+    assert list(plan.drain) == ["gpu01"]

@@ -24,7 +24,7 @@ from netcfg.nornir_inventory import Login, read_connections
 from netcfg.platforms.simulator import simulator
 from netcfg.sources import snapshot_states, unchanged_devices
 from tests.conftest import LAB
-from tests.live_lab import cli_session
+from tests.live_lab import cli_session, drain_list
 from tests.test_internal import DEMO_FINDINGS
 
 PASSWORD = "s3cret-Lab-pass"
@@ -348,6 +348,12 @@ def test_demo_names_exactly_the_seeded_faults(tmp_path, capsys):
     report = json.loads(capsys.readouterr().out)
     assert {(f["device"], f["rule"]) for f in report["findings"]} == DEMO_FINDINGS
     assert len(report["findings"]) == len(DEMO_FINDINGS)
+    # Its drain list drains the hosts with faults of their own; gpu08 (itself unreachable: unknown)
+    # is only behind leaf-su2-r2's ECN and spine2's NOS, and is named as impacted.
+    assert drain_list(tmp_path / "drain-list.sh") == (
+        ["gpu01", "gpu02", "gpu03", "gpu04", "gpu05", "gpu06", "gpu07"],
+        ["gpu08"],
+    )
 
 
 def test_nornir_inventory_plugin_for_users_scripts(monkeypatch):

@@ -14,6 +14,7 @@ import pytest
 
 from netcfg.cli import main
 from tests.conftest import ROOT
+from tests.live_lab import drain_list
 
 LAB_NVIDIA = ROOT / "inventories" / "lab-nvidia"
 LAB_MULTI = ROOT / "inventories" / "lab-multi"
@@ -94,6 +95,13 @@ SEEDED_MULTI = {
     ("gpu03", "host.cnp_loop"),  # ConnectX
 }
 LABS = {"lab-nvidia": (LAB_NVIDIA, SEEDED_NVIDIA), "lab-multi": (LAB_MULTI, SEEDED_MULTI)}
+# The demo's drain list: the hosts with faults of their own (NIC settings, their own cable at either
+# end), and those only behind a switch-wide fault (a leaf's QoS on every port, a spine, a leaf whose
+# hardware does not run its config), named as impacted.
+DRAIN = {
+    "lab-nvidia": (["gpu01", "gpu03", "gpu06", "gpu07"], ["gpu02", "gpu04", "gpu05", "gpu08"]),
+    "lab-multi": (["gpu02", "gpu03", "gpu06", "gpu07", "gpu08"], ["gpu01", "gpu04", "gpu05"]),
+}
 
 
 @pytest.mark.parametrize("lab", sorted(LABS))
@@ -112,6 +120,7 @@ def test_the_demo_of_a_mixed_lab_names_exactly_the_seeded_faults_on_every_run(tm
         found = {(f["device"], f["rule"]) for f in report["findings"]}
         assert found == seeded, f"run {run}: {sorted(found ^ seeded)}"
         assert report["summary"]["devices_checked"] == 18
+        assert drain_list(out / "drain-list.sh") == DRAIN[lab]
     # The applied-but-not-running ECN names both values.
     by_key = {(f["device"], f["rule"]): f for f in report["findings"]}
     cumulus = next(d for d, r in seeded if r == "config.not_operational")

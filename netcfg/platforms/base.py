@@ -134,6 +134,12 @@ class Platform(ABC):
         lab's simulated snapshots both save through here, so neither keeps a secret."""
         return as_saved(self.mask_secrets(text))
 
+    def not_running_config(self, text: str) -> tuple[int, str] | None:
+        """Where and why `text` is not this platform's running config (another vendor's config in the
+        device's snapshot, JSON, prose); None when it is one. Remediation from a foreign text would
+        negate everything: `netcfg diff` refuses it. Platforms with a `running_config_file` say."""
+        return None
+
     def remediate(self, device: str, intended: str, running: str) -> Remediation | None:
         """Intended vs running config: a readable diff and what to apply to restore intent. None where
         the platform has no remediation (a host script is idempotent: run it again)."""

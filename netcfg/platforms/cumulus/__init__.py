@@ -33,9 +33,11 @@ from netcfg.platforms.base import Batch, Command, Platform, register
 from netcfg.platforms.cumulus import parse
 from netcfg.platforms.cumulus.commands import COMMANDS, CONFIG, COUNTERS, SETTINGS
 from netcfg.platforms.cumulus.defaults import ROCE_CABLE_M, STOCK_DSCP_MAP, defaults
+from netcfg.platforms.cumulus.forms import command_lines
 from netcfg.platforms.cumulus.remediate import remediate
 from netcfg.platforms.cumulus.render import render_lines
 from netcfg.platforms.cumulus.secrets import mask_secrets
+from netcfg.platforms.cumulus.tree import Unreadable
 
 if TYPE_CHECKING:
     from netcfg.policy import Policy
@@ -80,6 +82,16 @@ class Cumulus(Platform):
 
     def mask_secrets(self, text: str) -> str:
         return mask_secrets(text)
+
+    def not_running_config(self, text: str) -> tuple[int, str] | None:
+        try:
+            command_lines(text)
+        except Unreadable as exc:
+            return (
+                exc.line,
+                f"{exc.why}; expected the applied configuration as 'nv config show -o commands' prints it",
+            )
+        return None
 
     def remediate(self, device: str, intended: str, running: str) -> Remediation | None:
         return remediate(device, intended, running)

@@ -1,18 +1,23 @@
 """Arista EOS: QoS per interface or through `qos profile`, rendered with Jinja2, parsed with TTP.
 
 `render` writes the config, `parse` reads configs and collected outputs, `text` cuts a config into
-blocks with their line numbers, `secrets` masks what must not be saved; `lab` is the simulator.
+blocks with their line numbers, `secrets` masks what must not be saved, `remediation` is what
+`netcfg diff` compares and applies; `lab` is the simulator.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from netcfg.model import Device, DeviceState
 from netcfg.platforms.base import Command, Platform, register
-from netcfg.platforms.eos import parse, render, secrets
+from netcfg.platforms.eos import parse, remediation, render, secrets
 from netcfg.platforms.eos.commands import COUNTER_COMMANDS, NAME, SHOW_LLDP, SHOW_RUNNING
 from netcfg.platforms.eos.parse import SEGMENT_BYTES
+from netcfg.platforms.eos.text import split_config
+
+if TYPE_CHECKING:
+    from netcfg.remediation import Remediation
 
 __all__ = ["SEGMENT_BYTES", "Eos"]
 
@@ -24,7 +29,7 @@ class Eos(Platform):
     netmiko_device_type: ClassVar[str] = "arista_eos"
     config_suffix: ClassVar[str] = ".cfg"
     description: ClassVar[str] = "Arista EOS switch"
-    hier_config_platform: ClassVar[str | None] = "ARISTA_EOS"
+    hier_config_platform: ClassVar[str | None] = remediation.HIER_PLATFORM.name
     running_config_file: ClassVar[str | None] = SHOW_RUNNING.file
     read_only_commands: ClassVar[tuple[str, ...]] = (
         r"show running-config",
@@ -52,3 +57,11 @@ class Eos(Platform):
 
     def mask_secrets(self, text: str) -> str:
         return secrets.mask_secrets(text)
+
+    def not_running_config(self, text: str) -> tuple[int, str] | None:
+        found = split_config(text).not_eos()
+        return None if found is None else (found[0], f"not an EOS running config: {found[1]}")
+
+    def remediate(self, device: str, intended: str, running: str) -> Remediation | None:
+        # Only what netcfg renders is compared: the rest of the running config is left alone.
+        return remediation.remediation(device, intended, running)

@@ -114,6 +114,10 @@ class Junos(Platform):
     def mask_secrets(self, text: str) -> str:
         return secrets.mask(text)
 
+    def not_running_config(self, text: str) -> tuple[int, str] | None:
+        found = read_config(text).foreign
+        return None if found is None else (found[0], f"not a whole Junos configuration: {found[1]}")
+
     def remediate(self, device: str, intended: str, running: str) -> Remediation | None:
         return remediation(device, intended, running, HIER_CONFIG_PLATFORM)
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, ClassVar
 from netcfg.model import Device, DeviceState
 from netcfg.platforms.base import Command, Platform, register
 from netcfg.platforms.nxos import commands, parse, remediation, render, secrets
+from netcfg.platforms.nxos.text import split_config
 
 if TYPE_CHECKING:
     from netcfg.remediation import Remediation
@@ -50,6 +51,10 @@ class Nxos(Platform):
 
     def parse_outputs(self, outputs: dict[str, str], device: Device) -> DeviceState:
         return parse.parse_outputs(outputs, device)
+
+    def not_running_config(self, text: str) -> tuple[int, str] | None:
+        found = split_config(text).not_nxos()
+        return None if found is None else (found[0], f"not an NX-OS running config: {found[1]}")
 
     def remediate(self, device: str, intended: str, running: str) -> Remediation | None:
         # Only what netcfg renders is compared, both sides in one form (no blank or comment lines):

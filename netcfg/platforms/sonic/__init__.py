@@ -112,6 +112,13 @@ class Sonic(Platform):
     def mask_secrets(self, text: str) -> str:
         return secrets.mask(text)
 
+    def not_running_config(self, text: str) -> tuple[int, str] | None:
+        try:
+            load(text)
+        except Unreadable as exc:
+            return exc.line, f"not a SONiC running config: {exc.why}; expected config_db JSON"
+        return None
+
     def remediate(self, device: str, intended: str, running: str) -> Remediation | None:
         from netcfg.platforms.sonic.patch import remediation
 
