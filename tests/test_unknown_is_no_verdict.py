@@ -214,3 +214,24 @@ def test_the_intent_of_every_platform_reads_back_with_nothing_unshown(lab):
     for name in DEVICES.values():
         found = _verdicts(fabric, policy, live, name, _outputs(fabric, live, name))
         assert not [f for f in found if f[1] == "parse.incomplete"], name
+
+
+def test_an_nxos_network_qos_class_the_config_does_not_define_is_unknown_not_pausing_nothing(lab):
+    """`class type network-qos RDMA` under the system network-qos policy with no such class map: what
+    it pauses is unknown, named once; the ports are not said to pause nothing."""
+    fabric, policy, live = lab
+    name = DEVICES["nxos"]
+    outputs = _outputs(fabric, live, name)
+    file = get_platform("nxos").running_config_file
+    assert "  class type network-qos c-8q-nq3\n" in outputs[file]
+    undefined = outputs[file].replace(
+        "  class type network-qos c-8q-nq3\n", "  class type network-qos RDMA\n"
+    )
+    found = {f for f in _verdicts(fabric, policy, live, name, {**outputs, file: undefined}) if f[0] == name}
+    assert not {rule for _, rule, _, _ in found} & {
+        "pfc.no_drop_priorities",
+        "link.pfc_mismatch",
+        "pfc.headroom",
+    }
+    (incomplete,) = [actual for _, rule, _, actual in found if rule == "parse.incomplete"]
+    assert "no_drop_priorities" in incomplete

@@ -257,6 +257,18 @@ def class_group(kind: str, name: str, mqc: Mqc) -> int | None:
     return cm.qos_groups[0] if cm is not None and cm.qos_groups else None
 
 
+def undefined_classes(policy: PolicyMap | None, mqc: Mqc) -> list[str]:
+    """The classes a network-qos or queuing policy names that are neither NX-OS's own (`c-8q-nq3`,
+    `c-out-q3`, the defaults) nor class maps of the config: what they would set is unknown."""
+    if policy is None:
+        return []
+    return [
+        name
+        for name in policy.classes
+        if class_group(policy.kind, name, mqc) is None and (policy.kind, name) not in mqc.class_maps
+    ]
+
+
 def paused_classes(policy: PolicyMap | None, mqc: Mqc) -> dict[int, tuple[int, ...]]:
     """qos-group -> the PFC priorities that pause its class, for the lossless classes of a
     network-qos policy. `pause no-drop` without `pfc-cos` pauses the class's own CoS (qos-group N is

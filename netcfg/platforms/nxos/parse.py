@@ -35,6 +35,7 @@ from netcfg.platforms.nxos.mqc import (
     paused_classes,
     queue_shape,
     read_mqc,
+    undefined_classes,
 )
 from netcfg.platforms.nxos.text import Node, is_ethernet_port, normal_name, port_blocks, split_config
 
@@ -108,6 +109,12 @@ def parse_config(text: str, device: Device) -> DeviceState:
         state.dscp_map = dict(classification(classify, mqc).dscp_map)
         state.locations["dscp_map"] = classify.line
     network_qos = mqc.policy("network-qos", system.network_qos)
+    if undefined_classes(network_qos, mqc):
+        # A class the config does not define: which priorities it pauses, and its buffers, are unknown
+        # (never "pauses nothing").
+        state.unread |= {"no_drop_priorities", "tc_pfc", "pg_buffers"}
+    if undefined_classes(mqc.policy("queuing", system.queuing_output), mqc):
+        state.unread |= {"ecn", "strict_queues"}
     paused = paused_classes(network_qos, mqc)
     # A class paused by a priority other than its own qos-group; by its own group (or several,
     # one of them its own) is the identity, which tc_pfc leaves out.
