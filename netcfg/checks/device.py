@@ -8,7 +8,7 @@ from operator import attrgetter
 
 from netcfg.headroom import headroom
 from netcfg.intent import host_dcqcn
-from netcfg.model import Device, DeviceState, EcnSetting, port_ranges
+from netcfg.model import Device, DeviceState, EcnSetting, InterfaceState, port_ranges
 from netcfg.platforms import get_platform
 from netcfg.policy import KB, Policy, VersionRule
 from netcfg.rules import (
@@ -89,8 +89,9 @@ def check_pfc_priority(state: DeviceState, device: Device, ctx: CheckContext) ->
             state.name, ports, "PFC no-drop priorities", frozenset(), attrgetter("no_drop_priorities")
         )
     issues = []
+    shared = state.pfc_priority_of(p.roce.dscp)
     for port in ports:
-        paused = state.pfc_priority_of(p.roce.dscp, port.name)
+        paused = shared if port.dscp_map is None else state.pfc_priority_of(p.roce.dscp, port.name)
         want = frozenset({p.roce.priority if paused is None else paused})
         if port.no_drop_priorities != want:
             issues += compare(state.name, port.name, "PFC no-drop priorities", want, port.no_drop_priorities)
@@ -103,13 +104,20 @@ def roce_queue(state: DeviceState, port: str | None, dscp: int) -> int | None:
     return None if chain is None else chain.queue
 
 
+def port_queues(state: DeviceState, ports: list[InterfaceState], dscp: int) -> list[int | None]:
+    """`roce_queue` of each port: the device's chain is followed once, and again only for a port with
+    a DSCP map of its own (a fabric has hundreds of thousands of ports, nearly all sharing one)."""
+    shared = roce_queue(state, None, dscp)
+    return [shared if port.dscp_map is None else roce_queue(state, port.name, dscp) for port in ports]
+
+
 @rule("ecn.enabled", Severity.ERROR, kinds=["switch"], fields=("ecn", "dscp_map", "tc_queue"))
 def check_ecn_enabled(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
     """ECN marks the queue the RoCE DSCP rides on this device (followed through its DSCP -> class ->
     queue chain), so DCQCN slows senders before PFC has to pause them."""
     dscp = ctx.policy.roce.dscp
-    for port in fabric_ports(state, device, ctx):
-        queue = roce_queue(state, port.name, dscp)
+    ports = fabric_ports(state, device, ctx)
+    for port, queue in zip(ports, port_queues(state, ports, dscp), strict=True):
         if queue is not None and queue not in port.ecn:
             yield Issue(
                 state.name,
@@ -128,8 +136,8 @@ def check_ecn_thresholds(state: DeviceState, device: Device, ctx: CheckContext) 
     e = ctx.policy.ecn
     dscp = ctx.policy.roce.dscp
     verdicts: dict[EcnSetting, bool] = {}
-    for port in fabric_ports(state, device, ctx):
-        queue = roce_queue(state, port.name, dscp)
+    ports = fabric_ports(state, device, ctx)
+    for port, queue in zip(ports, port_queues(state, ports, dscp), strict=True):
         got = port.ecn.get(queue) if queue is not None else None
         if got is None:
             continue
@@ -161,10 +169,9 @@ def check_cnp_strict(state: DeviceState, device: Device, ctx: CheckContext) -> I
     chain) is strict priority, so congestion notifications are never queued behind data."""
     if not ctx.policy.cnp_strict:
         return
-    dscps = sorted({c.dscp for c in ctx.policy.cnp_classes})
-    for port in fabric_ports(state, device, ctx):
-        for dscp in dscps:
-            queue = roce_queue(state, port.name, dscp)
+    ports = fabric_ports(state, device, ctx)
+    for dscp in sorted({c.dscp for c in ctx.policy.cnp_classes}):
+        for port, queue in zip(ports, port_queues(state, ports, dscp), strict=True):
             if queue is not None and queue not in port.strict_queues:
                 yield from compare(
                     state.name, port.name, f"queue {queue} (CNP DSCP {dscp}) strict", True, False
