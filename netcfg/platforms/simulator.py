@@ -37,6 +37,11 @@ class CliProfile:
     invalid_input: str
 
 
+def bash_profile(prompt: str = "{user}@{name}:~$ ") -> CliProfile:
+    """A login shell (Linux hosts, SONiC, Cumulus): no session preparation, bash's refusal."""
+    return CliProfile(prompt=prompt, setup_replies={}, invalid_input="-bash: {command}: command not found")
+
+
 class Simulator(ABC):
     """A simulated device of one platform, as the lab plays it."""
 

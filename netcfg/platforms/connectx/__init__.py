@@ -17,7 +17,6 @@ from netcfg.model import Device, DeviceState
 from netcfg.platforms.base import Batch, Command, Platform, register
 from netcfg.platforms.connectx import commands, parse, render, secrets
 from netcfg.platforms.linux import counters as linux_counters
-from netcfg.platforms.linux import host as linux_host
 
 
 @register
@@ -31,12 +30,7 @@ class ConnectX(Platform):
     # start with a letter or digit, so none passes for an option); the rest as every Linux host.
     read_only_commands: ClassVar[tuple[str, ...]] = (
         r"mlnx_qos -i [A-Za-z0-9][A-Za-z0-9_.:-]*",
-        linux_host.ETHTOOL_READ_ONLY,
-        linux_counters.ETHTOOL_LINK_READ_ONLY,
-        linux_counters.ETHTOOL_STATS_READ_ONLY,
-        linux_host.GREP_READ_ONLY,
-        linux_host.LLDP_READ_ONLY,
-        linux_host.GID_READ_ONLY,
+        *linux_counters.HOST_READ_ONLY,
     )
     # The kernel drivers of the NICs this platform configures (`ethtool -i`): a NIC on another driver
     # (an Intel i40e or ice in a rail) takes none of the mlnx_qos or ConnectX sysfs settings.

@@ -19,7 +19,7 @@ from netcfg.platforms.linux.host import (
     ethtool_command,
     gid_command,
 )
-from netcfg.platforms.simulator import CliProfile, Simulator, register_simulator
+from netcfg.platforms.simulator import CliProfile, Simulator, bash_profile, register_simulator
 from netcfg.templating import template
 
 
@@ -83,9 +83,7 @@ def render_outputs(state: DeviceState, device: Device) -> dict[str, str]:
 @register_simulator
 class ConnectXSimulator(Simulator):
     platform_name: ClassVar[str] = "connectx"
-    cli_profile: ClassVar[CliProfile] = CliProfile(
-        prompt="{user}@{name}:~$ ", setup_replies={}, invalid_input="-bash: {command}: command not found"
-    )
+    cli_profile: ClassVar[CliProfile] = bash_profile()
     version: ClassVar[str] = "28.41.1000"
 
     def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:

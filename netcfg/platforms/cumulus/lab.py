@@ -15,15 +15,13 @@ from netcfg.platforms.cumulus.operational import render_interfaces, render_roce,
 from netcfg.platforms.cumulus.render import globals_of, render_lines
 from netcfg.platforms.cumulus.show import parse_show
 from netcfg.platforms.linux.host import LLDP, render_lldp
-from netcfg.platforms.simulator import CliProfile, Simulator, register_simulator
+from netcfg.platforms.simulator import CliProfile, Simulator, bash_profile, register_simulator
 
 
 @register_simulator
 class CumulusSimulator(Simulator):
     platform_name: ClassVar[str] = "cumulus"
-    cli_profile: ClassVar[CliProfile] = CliProfile(
-        prompt="{user}@{name}:mgmt:~$ ", setup_replies={}, invalid_input="-bash: {command}: command not found"
-    )
+    cli_profile: ClassVar[CliProfile] = bash_profile("{user}@{name}:mgmt:~$ ")
     version: ClassVar[str] = "5.16.0"
 
     def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:

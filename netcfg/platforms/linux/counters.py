@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from netcfg.model import DeviceState, InterfaceState, Nic, PcieLink, PortCounters
 from netcfg.platforms.base import Command
+from netcfg.platforms.linux import host
 from netcfg.templating import template
 
 TEMPLATES = "linux_host"
@@ -29,6 +30,16 @@ PRIORITIES = range(8)
 PCIE_FILES = ("current_link_width", "max_link_width", "current_link_speed", "max_link_speed")
 ETHTOOL_LINK_READ_ONLY = r"ethtool [A-Za-z0-9][A-Za-z0-9_.:-]*"
 ETHTOOL_STATS_READ_ONLY = r"ethtool -S [A-Za-z0-9][A-Za-z0-9_.:-]*"
+# The read-only commands every Linux GPU server answers, whatever its NICs (each NIC platform adds
+# its own QoS read-back tool).
+HOST_READ_ONLY = (
+    host.ETHTOOL_READ_ONLY,
+    ETHTOOL_LINK_READ_ONLY,
+    ETHTOOL_STATS_READ_ONLY,
+    host.GREP_READ_ONLY,
+    host.LLDP_READ_ONLY,
+    host.GID_READ_ONLY,
+)
 
 
 def link_command(nic: Nic) -> Command:

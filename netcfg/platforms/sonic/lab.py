@@ -22,7 +22,7 @@ from netcfg.model import (
     Watchdog,
     port_sort_key,
 )
-from netcfg.platforms.simulator import CliProfile, Simulator, register_simulator
+from netcfg.platforms.simulator import CliProfile, Simulator, bash_profile, register_simulator
 from netcfg.platforms.sonic import show
 from netcfg.platforms.sonic.commands import (
     ERRORS,
@@ -388,9 +388,7 @@ def _pg_drops(state: DeviceState, counters: dict[str, PortCounters | None]) -> s
 @register_simulator
 class SonicSimulator(Simulator):
     platform_name: ClassVar[str] = "sonic"
-    cli_profile: ClassVar[CliProfile] = CliProfile(
-        prompt="{user}@{name}:~$ ", setup_replies={}, invalid_input="-bash: {command}: command not found"
-    )
+    cli_profile: ClassVar[CliProfile] = bash_profile()
     version: ClassVar[str] = "202405.12-3f2b1a9c"
     model: ClassVar[str | None] = "ACS-SN5600"
 

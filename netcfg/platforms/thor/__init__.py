@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, ClassVar
 from netcfg.model import Device, DeviceState, InterfaceState
 from netcfg.platforms.base import Batch, Command, Platform, register
 from netcfg.platforms.linux import counters as linux_counters
-from netcfg.platforms.linux import host as linux_host
 from netcfg.platforms.linux.host import LLDP
 from netcfg.platforms.thor import commands, parse, render, secrets
 from netcfg.platforms.thor.bnxt import CNP_GAP
@@ -35,12 +34,7 @@ class Thor(Platform):
     # names start with a letter or digit, so none passes for an option); the rest as every Linux host.
     read_only_commands: ClassVar[tuple[str, ...]] = (
         r"bnxtqos -dev=[A-Za-z0-9][A-Za-z0-9_.:-]* get_qos",
-        linux_host.ETHTOOL_READ_ONLY,
-        linux_counters.ETHTOOL_LINK_READ_ONLY,
-        linux_counters.ETHTOOL_STATS_READ_ONLY,
-        linux_host.GREP_READ_ONLY,
-        linux_host.LLDP_READ_ONLY,
-        linux_host.GID_READ_ONLY,
+        *linux_counters.HOST_READ_ONLY,
     )
     nic_drivers: ClassVar[frozenset[str]] = frozenset({commands.BNXT_EN})
     # bnxt_re's counterpart of the policy's CNP gap is `cc/min_time_bet_cnp` (µs); ConnectX's

@@ -12,7 +12,7 @@ from netcfg.model import Device, DeviceState, InterfaceState, Nic
 from netcfg.platforms.linux import counters as linux_counters
 from netcfg.platforms.linux import host as linux_host
 from netcfg.platforms.linux.host import LLDP, ethtool_command, gid_command
-from netcfg.platforms.simulator import CliProfile, Simulator, register_simulator
+from netcfg.platforms.simulator import CliProfile, Simulator, bash_profile, register_simulator
 from netcfg.platforms.thor.bnxt import (
     ECN_MARKINGS,
     PRIORITIES,
@@ -113,9 +113,7 @@ def _render_dump(nic: BnxtNic, names: Nic, written: dict[str, str]) -> str:
 @register_simulator
 class ThorSimulator(Simulator):
     platform_name: ClassVar[str] = "thor"
-    cli_profile: ClassVar[CliProfile] = CliProfile(
-        prompt="{user}@{name}:~$ ", setup_replies={}, invalid_input="-bash: {command}: command not found"
-    )
+    cli_profile: ClassVar[CliProfile] = bash_profile()
     # A Thor2 (BCM57608) firmware as `ethtool -i` prints it before `/pkg` (AMD MI300X servers).
     version: ClassVar[str] = "232.0.219.16"
 
