@@ -10,7 +10,7 @@ from netcfg.headroom import headroom
 from netcfg.intent import host_dcqcn
 from netcfg.model import Device, DeviceState, EcnSetting, InterfaceState, port_ranges
 from netcfg.platforms import get_platform
-from netcfg.policy import KB, Policy, VersionRule
+from netcfg.policy import KB, Policy, TrafficClass, VersionRule
 from netcfg.rules import (
     CheckContext,
     Issue,
@@ -91,7 +91,10 @@ def check_pfc_priority(state: DeviceState, device: Device, ctx: CheckContext) ->
     issues = []
     shared = state.pfc_priority_of(p.roce.dscp)
     for port in ports:
-        paused = shared if port.dscp_map is None else state.pfc_priority_of(p.roce.dscp, port.name)
+        if port.trust in PRIORITY_TRUST:
+            paused = state.tc_pfc.get(p.roce.priority, p.roce.priority)
+        else:
+            paused = shared if port.dscp_map is None else state.pfc_priority_of(p.roce.dscp, port.name)
         want = frozenset({p.roce.priority if paused is None else paused})
         if port.no_drop_priorities != want:
             issues += compare(state.name, port.name, "PFC no-drop priorities", want, port.no_drop_priorities)
@@ -104,11 +107,25 @@ def roce_queue(state: DeviceState, port: str | None, dscp: int) -> int | None:
     return None if chain is None else chain.queue
 
 
-def port_queues(state: DeviceState, ports: list[InterfaceState], dscp: int) -> list[int | None]:
-    """`roce_queue` of each port: the device's chain is followed once, and again only for a port with
-    a DSCP map of its own (a fabric has hundreds of thousands of ports, nearly all sharing one)."""
-    shared = roce_queue(state, None, dscp)
-    return [shared if port.dscp_map is None else roce_queue(state, port.name, dscp) for port in ports]
+# Trust modes that classify on the 802.1p priority the NIC marks, whatever the DSCP.
+PRIORITY_TRUST = frozenset({"cos", "pcp"})
+
+
+def port_queues(state: DeviceState, ports: list[InterfaceState], tc: TrafficClass) -> list[int | None]:
+    """The egress queue this traffic class rides out of each port: where the port classifies on
+    DSCP, its DSCP's chain (followed once for the device, again only for a port with a DSCP map of
+    its own: a fabric has hundreds of thousands of ports, nearly all sharing one); where it trusts
+    802.1p, the queue of the priority the NIC marks."""
+    shared = roce_queue(state, None, tc.dscp)
+    by_priority = state.queue_of(tc.priority)
+    return [
+        by_priority
+        if port.trust in PRIORITY_TRUST
+        else shared
+        if port.dscp_map is None
+        else roce_queue(state, port.name, tc.dscp)
+        for port in ports
+    ]
 
 
 @rule("ecn.enabled", Severity.ERROR, kinds=["switch"], fields=("ecn", "dscp_map", "tc_queue"))
@@ -117,7 +134,7 @@ def check_ecn_enabled(state: DeviceState, device: Device, ctx: CheckContext) -> 
     queue chain), so DCQCN slows senders before PFC has to pause them."""
     dscp = ctx.policy.roce.dscp
     ports = fabric_ports(state, device, ctx)
-    for port, queue in zip(ports, port_queues(state, ports, dscp), strict=True):
+    for port, queue in zip(ports, port_queues(state, ports, ctx.policy.roce), strict=True):
         if queue is not None and queue not in port.ecn:
             yield Issue(
                 state.name,
@@ -134,10 +151,9 @@ def check_ecn_thresholds(state: DeviceState, device: Device, ctx: CheckContext) 
     """ECN thresholds and mark probability on the RoCE DSCP's queue are within the policy band
     (tolerance covers KB vs KiB)."""
     e = ctx.policy.ecn
-    dscp = ctx.policy.roce.dscp
     verdicts: dict[EcnSetting, bool] = {}
     ports = fabric_ports(state, device, ctx)
-    for port, queue in zip(ports, port_queues(state, ports, dscp), strict=True):
+    for port, queue in zip(ports, port_queues(state, ports, ctx.policy.roce), strict=True):
         got = port.ecn.get(queue) if queue is not None else None
         if got is None:
             continue
@@ -170,8 +186,9 @@ def check_cnp_strict(state: DeviceState, device: Device, ctx: CheckContext) -> I
     if not ctx.policy.cnp_strict:
         return
     ports = fabric_ports(state, device, ctx)
-    for dscp in sorted({c.dscp for c in ctx.policy.cnp_classes}):
-        for port, queue in zip(ports, port_queues(state, ports, dscp), strict=True):
+    for cnp in ctx.policy.cnp_classes:
+        dscp = cnp.dscp
+        for port, queue in zip(ports, port_queues(state, ports, cnp), strict=True):
             if queue is not None and queue not in port.strict_queues:
                 yield from compare(
                     state.name, port.name, f"queue {queue} (CNP DSCP {dscp}) strict", True, False

@@ -75,14 +75,14 @@ def test_apstra_jvd_rendered_configlet_against_the_bundled_policy() -> None:
     found = run_checks(_jvd_fabric(), load_policy("roce-lossless"), {"leaf1": state})
     both = f"{SPINE_PORT}, {SERVER_PORT}"
     assert {(f.rule, f.interface, f.expected, f.actual) for f in found} == {
-        # Neither DSCP 26 nor 48 is classified: RoCE and CNP land nowhere the policy expects.
+        # Neither DSCP 26 nor 48 is classified: RoCE and CNP land nowhere the policy expects, so the
+        # queues they ride are unknown and their ECN and strict priority are not judged on queues
+        # they do not take (qos.dscp_map names the cause).
         ("qos.dscp_map", None, "3", "unknown"),
         ("qos.dscp_map", None, "6", "unknown"),
         ("pfc.enabled", SPINE_PORT, "on", "off"),
         ("pfc.no_drop_priorities", SPINE_PORT, "{3}", "none"),
         ("pfc.no_drop_priorities", SERVER_PORT, "{3}", "{0}"),
-        ("ecn.enabled", both, "ECN on queue 3", "off"),
-        ("cnp.strict_queue", both, "on", "off"),
         ("pfc.watchdog", both, "on", "off"),
         ("pfc.watchdog", None, "action drop, detect 200 ms, restore 200 ms, poll 100 ms", "not configured"),
         ("mtu.switch", both, "9214", "unknown"),

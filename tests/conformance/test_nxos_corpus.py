@@ -88,17 +88,12 @@ def test_batfish_grammar_sample_pauses_nothing():
         "cm_network_qos": (9216, None),
     }
     assert mqc.policy_maps[("qos", "pm_qos")].classes["cm_qos"].qos_group == 4
-    # A plan port the sample has no interface for: nothing about it can pass.
+    # A plan port the sample has no interface for: nothing about it can pass, and nothing about it
+    # is judged (it was "ECN off" before); it is named once as not in the source.
     assert findings("nxos/batfish_nxos_policy_map.cfg", ["Ethernet1/1"]) == {
-        ("qos.trust", "Ethernet1/1", "unknown"),
+        ("parse.incomplete", None, "not shown: Ethernet1/1: not in the source"),
         ("qos.dscp_map", None, "unknown"),
-        ("pfc.enabled", "Ethernet1/1", "unknown"),
-        ("pfc.no_drop_priorities", "Ethernet1/1", "unknown"),
-        ("ecn.enabled", "Ethernet1/1", "off"),
-        ("cnp.strict_queue", "Ethernet1/1", "off"),
-        ("pfc.watchdog", "Ethernet1/1", "unknown"),
         ("pfc.watchdog", None, "not configured"),
-        ("mtu.switch", "Ethernet1/1", "unknown"),
     }
 
 
@@ -167,8 +162,9 @@ def test_roce_setup_script_in_config_mode_paste_form():
         assert (port.pfc_enabled, port.no_drop_priorities) == (True, frozenset({3}))
         assert port.ecn == {3: EcnSetting(950_000, 3_000_000, 7)} and port.strict_queues == frozenset({7})
     assert findings("nxos/roce_ai_nic_script_template_rendered.cfg", ["Ethernet1/1", "Ethernet1/32"]) == {
-        ("qos.dscp_map", None, "7"),  # CNP DSCP 48 in qos-group 7; the policy's CNP priority is 6
-        ("cnp.strict_queue", "Ethernet1/1,32", "off"),  # queue 6 is not the strict one
+        # CNP DSCP 48 in qos-group 7; the policy's CNP priority is 6. It rides queue 7, which is
+        # strict: no cnp.strict_queue finding about a queue 6 it does not take.
+        ("qos.dscp_map", None, "7"),
         ("ecn.thresholds", "Ethernet1/1,32", "min 950 KB, max 3000 KB, 7%"),
         ("pfc.watchdog", None, "action drop, detect unknown ms, restore unknown ms, poll 100 ms"),
         ("mtu.switch", "Ethernet1/1,32", "9216"),
