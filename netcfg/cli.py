@@ -22,6 +22,7 @@ from netcfg.drift import Change, snapshot_drift
 from netcfg.errors import InputError, Interrupted, OutputError
 from netcfg.explain import explain_headroom
 from netcfg.generate import write_generated_inventory
+from netcfg.hostcheck import DEFAULT_DEADLINE_S
 from netcfg.interrupt import raise_on_signals
 from netcfg.inventory import MAX_COUNT, inventory_file, load_fabric
 from netcfg.model import Fabric
@@ -175,7 +176,14 @@ def cmd_host_check(args: argparse.Namespace, console: Console) -> int:
 
     fabric, policy = load(args.inventory)
     device = this_host(fabric, args.host)
-    result = host_check(fabric, policy, device, Path(args.root), args.interval, args.timeout)
+    try:
+        # slurmd stops a prolog with SIGTERM: the tools then running are ended, not left behind.
+        with raise_on_signals():
+            result = host_check(
+                fabric, policy, device, Path(args.root), args.interval, args.timeout, args.deadline
+            )
+    except Interrupted as exc:
+        return _interrupted(exc)
     failing = [f for f in result.findings if f.severity.rank >= Severity(args.fail_on).rank]
     # The headline first (node-problem-detector shows the start of stdout); machine formats keep
     # stdout to themselves and get it on stderr.
@@ -549,13 +557,23 @@ def build_parser() -> argparse.ArgumentParser:
     hc.add_argument("--inventory", required=True, help="the inventory the server is a host of")
     hc.add_argument("--host", help="the server's name in the inventory (default: this machine's hostname)")
     hc.add_argument("--root", default="/", help="filesystem whose /sys is read (default /)")
+    # The longest a scheduler's hook may sensibly take: a value beyond it is a typo, not a wish.
+    hook_s = 600.0
     hc.add_argument(
         "--interval",
-        type=seconds(False),
+        type=seconds(False, hook_s),
         default=0.0,
         help="read the counters twice, S seconds apart, to judge their rates (default 0: once)",
     )
-    hc.add_argument("--timeout", type=seconds(True), default=10.0, help="per-command timeout, s (default 10)")
+    hc.add_argument(
+        "--timeout", type=seconds(True, hook_s), default=10.0, help="per-command timeout, s (default 10)"
+    )
+    hc.add_argument(
+        "--deadline",
+        type=seconds(True, hook_s),
+        default=DEFAULT_DEADLINE_S,
+        help=f"the whole check, interval included, s (default {DEFAULT_DEADLINE_S:g}); then: cannot judge",
+    )
     add_report_args(hc)
 
     sub.add_parser("rules", help="list every rule with its id, severity and what it checks")

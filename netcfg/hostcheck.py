@@ -3,7 +3,8 @@
 It produces the host platform's read-back locally, command by command as a collection would get it:
 the `grep -rH .` reads of sysfs and configfs (and the GID read, `grep -rsHvx '[0:]*'`) are answered
 from the files under `--root` (no shell, no grep), the other tools (mlnx_qos, bnxtqos, ethtool,
-lldpcli) run as programs (argv split as the shell would, no shell, a timeout). The platform parses
+lldpcli) run as programs (argv split as the shell would, no shell, a timeout; netcfg.hosttools).
+One deadline bounds the whole check: what is not read by then is left unjudged, by name. The platform parses
 the outputs, and the rules that judge a device's state judge this one host; the plan's own rules
 and the rest of the fabric are not its business.
 
@@ -20,7 +21,6 @@ import os
 import re
 import shlex
 import socket
-import subprocess
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -28,7 +28,9 @@ from pathlib import Path
 
 from netcfg.checks.catalogue import RULES
 from netcfg.checks.runner import run_checks
+from netcfg.deadline import Deadline
 from netcfg.errors import InputError
+from netcfg.hosttools import run_tool
 from netcfg.model import Device, DeviceState, Fabric, Role
 from netcfg.platforms import get_platform
 from netcfg.platforms.base import Command, is_read_only
@@ -38,6 +40,9 @@ from netcfg.sources import device_state
 
 # node-problem-detector's default `maxOutputLength` is 80: the headline stays within it when it can.
 HEADLINE_CHARS = 80
+# Well under what a scheduler allows its hooks (slurmd kills a health check after 60 s), so that
+# netcfg, not the scheduler, says what took too long.
+DEFAULT_DEADLINE_S = 20.0
 
 
 @dataclass(slots=True)
@@ -93,11 +98,15 @@ GREP_GIDS = ["grep", "-rsHvx", "[0:]*"]
 _EMPTY_GID = re.compile(r"[0:]*")
 
 
-def read_locally(commands: list[Command], root: Path, timeout_s: float) -> LocalReading:
+def read_locally(commands: list[Command], root: Path, timeout_s: float, deadline: Deadline) -> LocalReading:
     """Each command's output as the host prints it, produced here: file reads for `grep -rH .`, the
-    other commands as programs."""
+    other commands as programs. Once the deadline has passed, the command at hand fails by it and
+    the rest are not run."""
     reading = LocalReading(read_at=round(time.time(), 3))
     for cmd in commands:
+        if deadline.passed():
+            reading.failures[cmd.cli] = deadline.why("not read")
+            break
         argv = shlex.split(cmd.cli)
         if argv[:3] == ["grep", "-rH", "."]:
             text = grep_files(argv[3:], root)
@@ -106,7 +115,7 @@ def read_locally(commands: list[Command], root: Path, timeout_s: float) -> Local
             text = grep_files(argv[3:], root, quiet=True)
             error = None if text.strip() else "no GID under the paths it reads"
         else:
-            text, error = run_program(argv, timeout_s)
+            text, error = run_tool(argv, timeout_s, deadline)
         if error is None and not text.strip():
             error = "printed nothing"
         if error is not None:
@@ -148,22 +157,6 @@ def _grep_file(path: Path, shown: str, lines: list[str], quiet: bool) -> None:
     )
 
 
-def run_program(argv: list[str], timeout_s: float) -> tuple[str, str | None]:
-    """(stdout, None) of a program that ran and exited 0; else ("", why not)."""
-    try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False)
-    except FileNotFoundError:
-        return "", f"{argv[0]} is not installed (not found on PATH)"
-    except PermissionError:
-        return "", f"{argv[0]} is not executable"
-    except subprocess.TimeoutExpired:
-        return "", f"no answer within {timeout_s:g} s"
-    if done.returncode != 0:
-        said = (done.stderr or done.stdout).strip().splitlines()
-        return "", f"exit {done.returncode}" + (f": {said[0][:120]}" if said else "")
-    return done.stdout, None
-
-
 def judge(fabric: Fabric, policy: Policy, state: DeviceState, previous: DeviceState | None) -> list[Finding]:
     """The host's findings from the rules that judge a device's state (not the plan's own rules, nor
     `state.missing` for the rest of the fabric). `previous`: the host's earlier reading (--interval),
@@ -185,8 +178,13 @@ def host_check(
     root: Path,
     interval_s: float = 0.0,
     timeout_s: float = 10.0,
+    deadline_s: float = DEFAULT_DEADLINE_S,
 ) -> HostCheck:
-    """Read the host locally (twice, `interval_s` apart, when rates are to be judged) and judge it."""
+    """Read the host locally (twice, `interval_s` apart, when rates are to be judged) and judge it,
+    all within `deadline_s` (the interval included)."""
+    if interval_s >= deadline_s:
+        raise InputError(f"--interval {interval_s:g}", f"less than --deadline ({deadline_s:g} s)")
+    deadline = Deadline(deadline_s)
     platform = get_platform(device.platform)
     if platform.kind != "host":
         raise InputError(f"--host {device.name}", f"a host; its platform {device.platform} is a switch's")
@@ -196,11 +194,11 @@ def host_check(
     refused = [c.cli for c in commands if not is_read_only(platform, c.cli)]
     if refused:
         raise InputError(f"--host {device.name}", f"read-only commands only, not {refused[0]!r}")
-    first = read_locally(commands, root, timeout_s)
+    first = read_locally(commands, root, timeout_s, deadline)
     current, previous = first, None
     if interval_s > 0 and not first.failures:
         time.sleep(interval_s)
-        again = read_locally([c for c in commands if c.counters], root, timeout_s)
+        again = read_locally([c for c in commands if c.counters], root, timeout_s, deadline)
         previous = _state(device, first.outputs, first.read_at)
         current = LocalReading({**first.outputs, **again.outputs}, again.failures, again.read_at)
     state = _state(device, current.outputs, current.read_at)

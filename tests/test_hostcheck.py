@@ -13,6 +13,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -105,10 +106,96 @@ def test_a_missing_tool_cannot_be_judged(tmp_path: Path):
     (tools / "lldpcli").unlink()
     done = host_check(LAB, "gpu02", root, tools)
     assert done.returncode == 2
-    assert (
-        done.stdout
-        == "gpu02: cannot judge: lldpcli show neighbors: lldpcli is not installed (not found on PATH)\n"
+    assert done.stdout == (
+        "gpu02: cannot judge: lldpcli show neighbors: lldpcli is not installed "
+        "(not found on PATH or in /usr/sbin, /sbin, /usr/bin, /bin, /usr/local/sbin, /usr/local/bin)\n"
     )
+
+
+def test_without_path_the_tools_are_found_in_the_system_folders(tmp_path: Path):
+    """As slurmd starts a prolog: no PATH at all. The fakes are mounted on /usr/local/sbin in a
+    mount namespace of the test's own, which nothing else on the machine sees."""
+    root, tools = fake_host(tmp_path, LAB, "gpu02")
+    done = host_check_without_path(root, tools)
+    assert (done.returncode, done.stdout.splitlines()[:1]) == (0, ["gpu02: healthy"]), done.stderr
+    (tools / "lldpcli").unlink()
+    done = host_check_without_path(root, tools)
+    assert done.returncode == 2
+    assert done.stdout.endswith(
+        ": lldpcli is not installed (not found (no PATH) in /usr/sbin, /sbin, "
+        "/usr/bin, /bin, /usr/local/sbin, /usr/local/bin)\n"
+    )
+
+
+def host_check_without_path(root: Path, tools: Path) -> subprocess.CompletedProcess:
+    netcfg = [sys.executable, "-m", "netcfg", "host-check", "--inventory", str(LAB), "--host", "gpu02"]
+    netcfg += ["--root", str(root)]
+    script = 'mount --bind "$0" /usr/local/sbin && exec env -u PATH "$@"'
+    return subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, str(tools), *netcfg],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)},
+        timeout=60,
+        check=False,
+    )
+
+
+# A tool that hangs, and starts a process of its own that would outlive it.
+HUNG_TOOL = """#!/bin/sh
+/bin/sleep 300 &
+echo $! $$ > "${0%/*}/pids"
+wait
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.parametrize(
+    ("options", "why"),
+    [
+        (["--deadline", "2"], "no answer from lldpcli: not done within the 2 s deadline (--deadline)"),
+        (["--timeout", "1"], "no answer within 1 s (--timeout)"),
+    ],
+)
+def test_a_hung_tool_ends_the_check_in_time_and_leaves_no_process(tmp_path: Path, options, why):
+    root, tools = fake_host(tmp_path, LAB, "gpu02")
+    (tools / "lldpcli").write_text(HUNG_TOOL, encoding="utf-8")
+    started = time.monotonic()
+    done = host_check(LAB, "gpu02", root, tools, *options)
+    took = time.monotonic() - started
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stdout.startswith(f"gpu02: cannot judge: lldpcli show neighbors: {why}")
+    assert took < 8, took
+    pids = [int(p) for p in (tools / "pids").read_text().split()]
+    assert [p for p in pids if _alive(p)] == []
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "expected"),
+    [
+        ("--interval", "1e300", "expected a number of seconds of at least 0 and at most 600, got '1e300'"),
+        ("--timeout", "1e9", "expected a number of seconds above 0 and at most 600, got '1e9'"),
+        ("--deadline", "inf", "expected a number of seconds above 0 and at most 600, got 'inf'"),
+    ],
+)
+def test_an_endless_wait_is_refused_by_name(capsys: pytest.CaptureFixture[str], option, value, expected):
+    code = main(["host-check", "--inventory", str(LAB), option, value])
+    assert code == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.endswith(f"argument {option}: {expected}")
+
+
+def test_an_interval_as_long_as_the_deadline_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path):
+    root, _ = fake_host(tmp_path, LAB, "gpu02")
+    argv = ["--inventory", str(LAB), "--host", "gpu02", "--root", str(root), "--interval", "30"]
+    assert main(["host-check", *argv]) == 2
+    assert capsys.readouterr().err == "netcfg: error: --interval 30: less than --deadline (20 s)\n"
 
 
 def test_an_unreadable_sysfs_cannot_be_judged(tmp_path: Path):
