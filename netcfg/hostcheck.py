@@ -2,11 +2,12 @@
 
 It produces the host platform's read-back locally, command by command as a collection would get it:
 the `grep -rH .` reads of sysfs and configfs (and the GID read, `grep -rsHvx '[0:]*'`) are answered
-from the files under `--root` (no shell, no grep), the other tools (mlnx_qos, bnxtqos, ethtool,
-lldpcli) run as programs (argv split as the shell would, no shell, a timeout; netcfg.hosttools).
-One deadline bounds the whole check: what is not read by then is left unjudged, by name. The platform parses
-the outputs, and the rules that judge a device's state judge this one host; the plan's own rules
-and the rest of the fabric are not its business.
+from the files under `--root` (no shell, no grep; reads bounded and non-blocking, netcfg.sysread),
+the other tools (mlnx_qos, bnxtqos, ethtool, lldpcli) run as programs (argv split as the shell
+would, no shell, a timeout; netcfg.hosttools). One deadline bounds the whole check: what is not
+read by then is left unjudged, by name. The platform parses the outputs, and the rules that judge a
+device's state judge this one host; the plan's own rules and the rest of the fabric are not its
+business.
 
 Exit codes follow a Slurm prolog (non-zero drains the node) and a Kubernetes node-problem-detector
 custom plugin (0 OK, 1 NonOK, 2 Unknown): 0 healthy, 1 findings at or above --fail-on, 2 cannot judge
@@ -17,8 +18,6 @@ plugin's output for its condition message.
 
 from __future__ import annotations
 
-import os
-import re
 import shlex
 import socket
 import time
@@ -37,6 +36,7 @@ from netcfg.platforms.base import Command, is_read_only
 from netcfg.policy import Policy
 from netcfg.rules import Finding
 from netcfg.sources import device_state
+from netcfg.sysread import Unreadable, grep_files
 
 # node-problem-detector's default `maxOutputLength` is 80: the headline stays within it when it can.
 HEADLINE_CHARS = 80
@@ -95,7 +95,6 @@ def this_host(fabric: Fabric, name: str | None) -> Device:
 # The GID read (netcfg.platforms.linux.host.gid_command): `-v -x '[0:]*'` leaves out the empty,
 # all-zero GIDs, `-s` the errors of the entries the kernel refuses to read.
 GREP_GIDS = ["grep", "-rsHvx", "[0:]*"]
-_EMPTY_GID = re.compile(r"[0:]*")
 
 
 def read_locally(commands: list[Command], root: Path, timeout_s: float, deadline: Deadline) -> LocalReading:
@@ -108,14 +107,20 @@ def read_locally(commands: list[Command], root: Path, timeout_s: float, deadline
             reading.failures[cmd.cli] = deadline.why("not read")
             break
         argv = shlex.split(cmd.cli)
-        if argv[:3] == ["grep", "-rH", "."]:
-            text = grep_files(argv[3:], root)
-            error = None if text.strip() else "no file under the paths it reads"
-        elif argv[:3] == GREP_GIDS:
-            text = grep_files(argv[3:], root, quiet=True)
-            error = None if text.strip() else "no GID under the paths it reads"
-        else:
-            text, error = run_tool(argv, timeout_s, deadline)
+        try:
+            if argv[:3] == ["grep", "-rH", "."]:
+                text = grep_files(argv[3:], root, deadline)
+                error = None if text.strip() else "no file under the paths it reads"
+            elif argv[:3] == GREP_GIDS:
+                text = grep_files(argv[3:], root, deadline, quiet=True)
+                error = None if text.strip() else "no GID under the paths it reads"
+            else:
+                text, error = run_tool(argv, timeout_s, deadline)
+        except Unreadable as exc:
+            text, error = "", str(exc)
+        except TimeoutError as exc:
+            reading.failures[cmd.cli] = str(exc)
+            break
         if error is None and not text.strip():
             error = "printed nothing"
         if error is not None:
@@ -123,38 +128,6 @@ def read_locally(commands: list[Command], root: Path, timeout_s: float, deadline
         else:
             reading.outputs[cmd.file] = text
     return reading
-
-
-def grep_files(paths: list[str], root: Path, quiet: bool = False) -> str:
-    """What `grep -rH . PATH...` prints, read from the files under `root`: `path:line` for every
-    non-empty line of every file, folders walked as grep -r walks them (symbolic links given on the
-    command line followed, those met inside a folder not), errors as grep words them. `quiet`: as
-    the GID read prints it, without errors and all-zero lines."""
-    lines: list[str] = []
-    for shown in paths:
-        local = root / shown.lstrip("/")
-        if local.is_dir():
-            for folder, subfolders, files in os.walk(local):
-                subfolders.sort()
-                for name in sorted(files):
-                    path = Path(folder) / name
-                    if not path.is_symlink():
-                        _grep_file(path, shown + str(path)[len(str(local)) :], lines, quiet)
-        else:
-            _grep_file(local, shown, lines, quiet)
-    return "".join(f"{line}\n" for line in lines)
-
-
-def _grep_file(path: Path, shown: str, lines: list[str], quiet: bool) -> None:
-    try:
-        text = path.read_bytes().decode("utf-8", "replace")
-    except OSError as exc:
-        if not quiet:
-            lines.append(f"grep: {shown}: {os.strerror(exc.errno) if exc.errno else exc}")
-        return
-    lines.extend(
-        f"{shown}:{line}" for line in text.splitlines() if line and not (quiet and _EMPTY_GID.fullmatch(line))
-    )
 
 
 def judge(fabric: Fabric, policy: Policy, state: DeviceState, previous: DeviceState | None) -> list[Finding]:

@@ -258,3 +258,50 @@ def test_the_readme_node_problem_detector_config_runs_host_check_as_documented()
     assert rule["condition"] == config["conditions"][0]["type"]
     args = build_parser().parse_args(rule["args"])
     assert (args.command, args.interval, args.timeout) == ("host-check", 30.0, 10.0)
+
+
+LINK_WIDTH = "sys/class/net/eth1/device/current_link_width"
+COUNTER = "sys/class/infiniband/mlx5_1/ports/1/hw_counters/out_of_sequence"
+
+
+def _fifo(path: Path) -> None:
+    path.unlink()
+    os.mkfifo(path)
+
+
+def _huge(path: Path) -> None:
+    with path.open("r+b") as file:
+        file.truncate(3 * 1024**3)  # sparse: 3 GB that take no disk
+
+
+def _zero(path: Path) -> None:
+    path.unlink()
+    path.symlink_to("/dev/zero")
+
+
+def _loop(path: Path) -> None:
+    path.unlink()
+    path.symlink_to(path.name)
+
+
+@pytest.mark.parametrize(
+    ("where", "spoil", "why"),
+    [
+        (LINK_WIDTH, _fifo, "a regular file, not a FIFO"),
+        (COUNTER, _fifo, "a regular file, not a FIFO"),
+        (COUNTER, _huge, "an attribute of at most 64 KiB, not more"),
+        (LINK_WIDTH, _zero, "a regular file, not a character device"),
+        (LINK_WIDTH, _loop, "a readable file, not: Too many levels of symbolic links"),
+    ],
+)
+def test_a_hostile_sysfs_file_cannot_be_judged_and_never_blocks(tmp_path: Path, where, spoil, why):
+    root, tools = fake_host(tmp_path, LAB, "gpu02")
+    assert (root / where).is_file()
+    spoil(root / where)
+    started = time.monotonic()
+    done = host_check(LAB, "gpu02", root, tools)
+    assert done.returncode == 2, done.stdout + done.stderr
+    (line,) = done.stdout.splitlines()
+    assert line.startswith("gpu02: cannot judge: grep -rH . /sys/class/net/eth1/device/current_link_width")
+    assert line.endswith(f": /{where}: {why}")
+    assert time.monotonic() - started < 30
