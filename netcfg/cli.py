@@ -172,11 +172,11 @@ def cmd_check(args: argparse.Namespace, console: Console) -> int:
 
 @command("host-check")
 def cmd_host_check(args: argparse.Namespace, console: Console) -> int:
-    from netcfg.hostcheck import host_check, this_host
+    from netcfg.hostcheck import fit, host_check, this_host
 
-    fabric, policy = load(args.inventory)
-    device = this_host(fabric, args.host)
     try:
+        fabric, policy = load(args.inventory)
+        device = this_host(fabric, args.host)
         # slurmd stops a prolog with SIGTERM: the tools then running are ended, not left behind.
         with raise_on_signals():
             result = host_check(
@@ -184,7 +184,16 @@ def cmd_host_check(args: argparse.Namespace, console: Console) -> int:
             )
     except Interrupted as exc:
         return _interrupted(exc)
+    except InputError as exc:
+        if args.format != "npd":
+            raise
+        # The plugin's stdout is the condition's message: bad input says so there too (Unknown).
+        print(fit(f"netcfg: error: {exc}"))
+        return EXIT_USAGE
     failing = [f for f in result.findings if f.severity.rank >= Severity(args.fail_on).rank]
+    if args.format == "npd":
+        print(result.short_line(failing))
+        return EXIT_USAGE if result.cannot_judge else EXIT_FINDINGS if failing else EXIT_OK
     # The headline first (node-problem-detector shows the start of stdout); machine formats keep
     # stdout to themselves and get it on stderr.
     headline = result.headline(failing)
@@ -574,7 +583,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT_DEADLINE_S,
         help=f"the whole check, interval included, s (default {DEFAULT_DEADLINE_S:g}); then: cannot judge",
     )
-    add_report_args(hc)
+    # npd: node-problem-detector's custom plugin protocol, one line of at most 80 characters.
+    add_report_args(hc, own_formats=["npd"])
 
     sub.add_parser("rules", help="list every rule with its id, severity and what it checks")
     sc = sub.add_parser("schema", help="print the JSON Schema of an inventory, policy or waivers file")
@@ -701,8 +711,8 @@ def add_collect_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rail", type=whole_number(1, 64), help="only the leaves and NICs of this rail")
 
 
-def add_report_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--format", choices=["table", *FORMATS], default="table")
+def add_report_args(p: argparse.ArgumentParser, own_formats: Sequence[str] = ()) -> None:
+    p.add_argument("--format", choices=["table", *FORMATS, *own_formats], default="table")
     p.add_argument("--output", help="write the report to this file instead of stdout")
     p.add_argument(
         "--repo-root",

@@ -73,8 +73,22 @@ class HostCheck:
         if not failing:
             return f"{self.host}: healthy" + (f" ({len(self.findings)} notes)" if self.findings else "")
         rules = sorted({f.rule for f in failing})
-        line = f"{self.host}: {len(failing)} finding{'s' * (len(failing) > 1)}: " + ", ".join(rules)
-        return line if len(line) <= HEADLINE_CHARS else line[: HEADLINE_CHARS - 3] + "..."
+        return fit(f"{self.host}: {len(failing)} finding{'s' * (len(failing) > 1)}: " + ", ".join(rules))
+
+    def short_line(self, failing: list[Finding]) -> str:
+        """The headline within HEADLINE_CHARS, for node-problem-detector: when the host cannot be
+        judged, why (which names the tool or file) rather than the command line, which can fill it."""
+        if not self.cannot_judge:
+            return self.headline(failing)
+        why = next(iter(self.cannot_judge.values()))
+        more = f" (+{len(self.cannot_judge) - 1} more)" if len(self.cannot_judge) > 1 else ""
+        return fit(f"{self.host}: cannot judge: {why}{more}")
+
+
+def fit(line: str, limit: int = HEADLINE_CHARS) -> str:
+    """`line` on one line of at most `limit` characters, cut with "..." when longer."""
+    line = " ".join(line.split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 def this_host(fabric: Fabric, name: str | None) -> Device:

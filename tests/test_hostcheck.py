@@ -249,15 +249,72 @@ def test_a_root_without_sys_is_bad_input(capsys: pytest.CaptureFixture[str], tmp
     )
 
 
-def test_the_readme_node_problem_detector_config_runs_host_check_as_documented():
+def readme_npd_config() -> dict:
     readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
     (block,) = [b for b in re.findall(r"```json\n(.*?)```", readme, flags=re.S) if "netcfg-host-check" in b]
-    config = json.loads(block)
-    assert config["plugin"] == "custom" and config["pluginConfig"]["max_output_length"] <= 80
+    return json.loads(block)
+
+
+def _go_seconds(text: str) -> float:
+    """A Go duration as node-problem-detector's config gives them ("90s", "2m")."""
+    number, unit = re.fullmatch(r"(\d+)(s|m)", text).groups()
+    return int(number) * {"s": 1, "m": 60}[unit]
+
+
+def test_the_readme_node_problem_detector_config_follows_the_custom_plugin_protocol():
+    config = readme_npd_config()
+    plugin = config["pluginConfig"]
+    assert config["plugin"] == "custom" and plugin["max_output_length"] == 80
+    (condition,) = config["conditions"]
+    assert set(condition) == {"type", "reason", "message"}
     (rule,) = config["rules"]
-    assert rule["condition"] == config["conditions"][0]["type"]
+    assert rule["type"] == "permanent" and rule["condition"] == condition["type"]
     args = build_parser().parse_args(rule["args"])
-    assert (args.command, args.interval, args.timeout) == ("host-check", 30.0, 10.0)
+    assert (args.command, args.format) == ("host-check", "npd")
+    # The plugin is killed at its timeout (Unknown, no message): host-check must say why first.
+    assert args.interval < args.deadline < _go_seconds(rule["timeout"]) <= _go_seconds(plugin["timeout"])
+
+
+NOT_FOUND = "gpu02: cannot judge: lldpcli is not installed (not found on PATH or in /usr/s..."
+
+
+@pytest.mark.parametrize(
+    ("faults", "missing", "status", "line"),
+    [
+        (None, None, 0, "gpu02: healthy"),
+        (DeviceFaults(trust="pcp"), None, 1, "gpu02: 1 finding: qos.trust"),
+        (None, "lldpcli", 2, NOT_FOUND),
+    ],
+)
+def test_the_readme_plugin_prints_one_line_within_max_output_length(
+    tmp_path: Path, faults, missing, status, line
+):
+    """The README's rule as node-problem-detector runs it (its --interval shortened): exit code and
+    stdout as the custom plugin protocol reads them."""
+    config = readme_npd_config()
+    root, tools = fake_host(tmp_path, LAB, "gpu02", faults)
+    if missing:
+        (tools / missing).unlink()
+    (rule,) = config["rules"]
+    args = [a if a != "/etc/netcfg/inventory" else str(LAB) for a in rule["args"]]
+    args[args.index("--interval") + 1] = "0.2"
+    done = subprocess.run(
+        [sys.executable, "-m", "netcfg", *args, "--host", "gpu02", "--root", str(root)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PATH": str(tools)},
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (status, line + "\n"), done.stderr
+    assert len(line) <= config["pluginConfig"]["max_output_length"]
+
+
+def test_the_plugin_says_bad_input_on_its_one_line(capsys: pytest.CaptureFixture[str]):
+    code = main(["host-check", "--inventory", str(LAB), "--host", "leaf-su1-r1", "--format", "npd"])
+    assert code == 2
+    (line,) = capsys.readouterr().out.splitlines()
+    assert line.startswith("netcfg: error: --host leaf-su1-r1: a host of the inventory") and len(line) <= 80
 
 
 LINK_WIDTH = "sys/class/net/eth1/device/current_link_width"
