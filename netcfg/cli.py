@@ -22,6 +22,7 @@ from netcfg.drift import Change, snapshot_drift
 from netcfg.errors import InputError, Interrupted, OutputError
 from netcfg.explain import explain_headroom
 from netcfg.generate import write_generated_inventory
+from netcfg.hostcheck import DEFAULT_DEADLINE_S
 from netcfg.interrupt import raise_on_signals
 from netcfg.inventory import MAX_COUNT, inventory_file, load_fabric
 from netcfg.model import Fabric
@@ -171,12 +172,28 @@ def cmd_check(args: argparse.Namespace, console: Console) -> int:
 
 @command("host-check")
 def cmd_host_check(args: argparse.Namespace, console: Console) -> int:
-    from netcfg.hostcheck import host_check, this_host
+    from netcfg.hostcheck import fit, host_check, this_host
 
-    fabric, policy = load(args.inventory)
-    device = this_host(fabric, args.host)
-    result = host_check(fabric, policy, device, Path(args.root), args.interval, args.timeout)
+    try:
+        fabric, policy = load(args.inventory)
+        device = this_host(fabric, args.host)
+        # slurmd stops a prolog with SIGTERM: the tools then running are ended, not left behind.
+        with raise_on_signals():
+            result = host_check(
+                fabric, policy, device, Path(args.root), args.interval, args.timeout, args.deadline
+            )
+    except Interrupted as exc:
+        return _interrupted(exc)
+    except InputError as exc:
+        if args.format != "npd":
+            raise
+        # The plugin's stdout is the condition's message: bad input says so there too (Unknown).
+        print(fit(f"netcfg: error: {exc}"))
+        return EXIT_USAGE
     failing = [f for f in result.findings if f.severity.rank >= Severity(args.fail_on).rank]
+    if args.format == "npd":
+        print(result.short_line(failing))
+        return EXIT_USAGE if result.cannot_judge else EXIT_FINDINGS if failing else EXIT_OK
     # The headline first (node-problem-detector shows the start of stdout); machine formats keep
     # stdout to themselves and get it on stderr.
     headline = result.headline(failing)
@@ -549,14 +566,25 @@ def build_parser() -> argparse.ArgumentParser:
     hc.add_argument("--inventory", required=True, help="the inventory the server is a host of")
     hc.add_argument("--host", help="the server's name in the inventory (default: this machine's hostname)")
     hc.add_argument("--root", default="/", help="filesystem whose /sys is read (default /)")
+    # The longest a scheduler's hook may sensibly take: a value beyond it is a typo, not a wish.
+    hook_s = 600.0
     hc.add_argument(
         "--interval",
-        type=seconds(False),
+        type=seconds(False, hook_s),
         default=0.0,
         help="read the counters twice, S seconds apart, to judge their rates (default 0: once)",
     )
-    hc.add_argument("--timeout", type=seconds(True), default=10.0, help="per-command timeout, s (default 10)")
-    add_report_args(hc)
+    hc.add_argument(
+        "--timeout", type=seconds(True, hook_s), default=10.0, help="per-command timeout, s (default 10)"
+    )
+    hc.add_argument(
+        "--deadline",
+        type=seconds(True, hook_s),
+        default=DEFAULT_DEADLINE_S,
+        help=f"the whole check, interval included, s (default {DEFAULT_DEADLINE_S:g}); then: cannot judge",
+    )
+    # npd: node-problem-detector's custom plugin protocol, one line of at most 80 characters.
+    add_report_args(hc, own_formats=["npd"])
 
     sub.add_parser("rules", help="list every rule with its id, severity and what it checks")
     sc = sub.add_parser("schema", help="print the JSON Schema of an inventory, policy or waivers file")
@@ -683,8 +711,8 @@ def add_collect_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rail", type=whole_number(1, 64), help="only the leaves and NICs of this rail")
 
 
-def add_report_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--format", choices=["table", *FORMATS], default="table")
+def add_report_args(p: argparse.ArgumentParser, own_formats: Sequence[str] = ()) -> None:
+    p.add_argument("--format", choices=["table", *FORMATS, *own_formats], default="table")
     p.add_argument("--output", help="write the report to this file instead of stdout")
     p.add_argument(
         "--repo-root",

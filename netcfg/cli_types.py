@@ -32,9 +32,12 @@ def fabric_name(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def seconds(minimum_excluded: bool) -> Callable[[str], float]:
-    """argparse type: a finite number of seconds, above 0 (`minimum_excluded`) or at least 0."""
+def seconds(minimum_excluded: bool, maximum: float | None = None) -> Callable[[str], float]:
+    """argparse type: a finite number of seconds, above 0 (`minimum_excluded`) or at least 0, and at
+    most `maximum` when one is given."""
     bound = "above 0" if minimum_excluded else "of at least 0"
+    if maximum is not None:
+        bound += f" and at most {maximum:g}"
 
     def parse(text: str) -> float:
         wrong = argparse.ArgumentTypeError(f"expected a number of seconds {bound}, got {text!r}")
@@ -42,7 +45,8 @@ def seconds(minimum_excluded: bool) -> Callable[[str], float]:
             value = float(text)
         except ValueError:
             raise wrong from None
-        if not math.isfinite(value) or value < 0 or (minimum_excluded and value == 0):
+        too_long = maximum is not None and value > maximum
+        if not math.isfinite(value) or value < 0 or (minimum_excluded and value == 0) or too_long:
             raise wrong
         return value
 

@@ -2,10 +2,12 @@
 
 It produces the host platform's read-back locally, command by command as a collection would get it:
 the `grep -rH .` reads of sysfs and configfs (and the GID read, `grep -rsHvx '[0:]*'`) are answered
-from the files under `--root` (no shell, no grep), the other tools (mlnx_qos, bnxtqos, ethtool,
-lldpcli) run as programs (argv split as the shell would, no shell, a timeout). The platform parses
-the outputs, and the rules that judge a device's state judge this one host; the plan's own rules
-and the rest of the fabric are not its business.
+from the files under `--root` (no shell, no grep; reads bounded and non-blocking, netcfg.sysread),
+the other tools (mlnx_qos, bnxtqos, ethtool, lldpcli) run as programs (argv split as the shell
+would, no shell, a timeout; netcfg.hosttools). One deadline bounds the whole check: what is not
+read by then is left unjudged, by name. The platform parses the outputs, and the rules that judge a
+device's state judge this one host; the plan's own rules and the rest of the fabric are not its
+business.
 
 Exit codes follow a Slurm prolog (non-zero drains the node) and a Kubernetes node-problem-detector
 custom plugin (0 OK, 1 NonOK, 2 Unknown): 0 healthy, 1 findings at or above --fail-on, 2 cannot judge
@@ -16,11 +18,8 @@ plugin's output for its condition message.
 
 from __future__ import annotations
 
-import os
-import re
 import shlex
 import socket
-import subprocess
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -28,16 +27,22 @@ from pathlib import Path
 
 from netcfg.checks.catalogue import RULES
 from netcfg.checks.runner import run_checks
+from netcfg.deadline import Deadline
 from netcfg.errors import InputError
+from netcfg.hosttools import run_tool
 from netcfg.model import Device, DeviceState, Fabric, Role
 from netcfg.platforms import get_platform
 from netcfg.platforms.base import Command, is_read_only
 from netcfg.policy import Policy
 from netcfg.rules import Finding
 from netcfg.sources import device_state
+from netcfg.sysread import Unreadable, grep_files
 
 # node-problem-detector's default `maxOutputLength` is 80: the headline stays within it when it can.
 HEADLINE_CHARS = 80
+# Well under what a scheduler allows its hooks (slurmd kills a health check after 60 s), so that
+# netcfg, not the scheduler, says what took too long.
+DEFAULT_DEADLINE_S = 20.0
 
 
 @dataclass(slots=True)
@@ -68,8 +73,22 @@ class HostCheck:
         if not failing:
             return f"{self.host}: healthy" + (f" ({len(self.findings)} notes)" if self.findings else "")
         rules = sorted({f.rule for f in failing})
-        line = f"{self.host}: {len(failing)} finding{'s' * (len(failing) > 1)}: " + ", ".join(rules)
-        return line if len(line) <= HEADLINE_CHARS else line[: HEADLINE_CHARS - 3] + "..."
+        return fit(f"{self.host}: {len(failing)} finding{'s' * (len(failing) > 1)}: " + ", ".join(rules))
+
+    def short_line(self, failing: list[Finding]) -> str:
+        """The headline within HEADLINE_CHARS, for node-problem-detector: when the host cannot be
+        judged, why (which names the tool or file) rather than the command line, which can fill it."""
+        if not self.cannot_judge:
+            return self.headline(failing)
+        why = next(iter(self.cannot_judge.values()))
+        more = f" (+{len(self.cannot_judge) - 1} more)" if len(self.cannot_judge) > 1 else ""
+        return fit(f"{self.host}: cannot judge: {why}{more}")
+
+
+def fit(line: str, limit: int = HEADLINE_CHARS) -> str:
+    """`line` on one line of at most `limit` characters, cut with "..." when longer."""
+    line = " ".join(line.split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 def this_host(fabric: Fabric, name: str | None) -> Device:
@@ -90,23 +109,32 @@ def this_host(fabric: Fabric, name: str | None) -> Device:
 # The GID read (netcfg.platforms.linux.host.gid_command): `-v -x '[0:]*'` leaves out the empty,
 # all-zero GIDs, `-s` the errors of the entries the kernel refuses to read.
 GREP_GIDS = ["grep", "-rsHvx", "[0:]*"]
-_EMPTY_GID = re.compile(r"[0:]*")
 
 
-def read_locally(commands: list[Command], root: Path, timeout_s: float) -> LocalReading:
+def read_locally(commands: list[Command], root: Path, timeout_s: float, deadline: Deadline) -> LocalReading:
     """Each command's output as the host prints it, produced here: file reads for `grep -rH .`, the
-    other commands as programs."""
+    other commands as programs. Once the deadline has passed, the command at hand fails by it and
+    the rest are not run."""
     reading = LocalReading(read_at=round(time.time(), 3))
     for cmd in commands:
+        if deadline.passed():
+            reading.failures[cmd.cli] = deadline.why("not read")
+            break
         argv = shlex.split(cmd.cli)
-        if argv[:3] == ["grep", "-rH", "."]:
-            text = grep_files(argv[3:], root)
-            error = None if text.strip() else "no file under the paths it reads"
-        elif argv[:3] == GREP_GIDS:
-            text = grep_files(argv[3:], root, quiet=True)
-            error = None if text.strip() else "no GID under the paths it reads"
-        else:
-            text, error = run_program(argv, timeout_s)
+        try:
+            if argv[:3] == ["grep", "-rH", "."]:
+                text = grep_files(argv[3:], root, deadline)
+                error = None if text.strip() else "no file under the paths it reads"
+            elif argv[:3] == GREP_GIDS:
+                text = grep_files(argv[3:], root, deadline, quiet=True)
+                error = None if text.strip() else "no GID under the paths it reads"
+            else:
+                text, error = run_tool(argv, timeout_s, deadline)
+        except Unreadable as exc:
+            text, error = "", str(exc)
+        except TimeoutError as exc:
+            reading.failures[cmd.cli] = str(exc)
+            break
         if error is None and not text.strip():
             error = "printed nothing"
         if error is not None:
@@ -114,54 +142,6 @@ def read_locally(commands: list[Command], root: Path, timeout_s: float) -> Local
         else:
             reading.outputs[cmd.file] = text
     return reading
-
-
-def grep_files(paths: list[str], root: Path, quiet: bool = False) -> str:
-    """What `grep -rH . PATH...` prints, read from the files under `root`: `path:line` for every
-    non-empty line of every file, folders walked as grep -r walks them (symbolic links given on the
-    command line followed, those met inside a folder not), errors as grep words them. `quiet`: as
-    the GID read prints it, without errors and all-zero lines."""
-    lines: list[str] = []
-    for shown in paths:
-        local = root / shown.lstrip("/")
-        if local.is_dir():
-            for folder, subfolders, files in os.walk(local):
-                subfolders.sort()
-                for name in sorted(files):
-                    path = Path(folder) / name
-                    if not path.is_symlink():
-                        _grep_file(path, shown + str(path)[len(str(local)) :], lines, quiet)
-        else:
-            _grep_file(local, shown, lines, quiet)
-    return "".join(f"{line}\n" for line in lines)
-
-
-def _grep_file(path: Path, shown: str, lines: list[str], quiet: bool) -> None:
-    try:
-        text = path.read_bytes().decode("utf-8", "replace")
-    except OSError as exc:
-        if not quiet:
-            lines.append(f"grep: {shown}: {os.strerror(exc.errno) if exc.errno else exc}")
-        return
-    lines.extend(
-        f"{shown}:{line}" for line in text.splitlines() if line and not (quiet and _EMPTY_GID.fullmatch(line))
-    )
-
-
-def run_program(argv: list[str], timeout_s: float) -> tuple[str, str | None]:
-    """(stdout, None) of a program that ran and exited 0; else ("", why not)."""
-    try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False)
-    except FileNotFoundError:
-        return "", f"{argv[0]} is not installed (not found on PATH)"
-    except PermissionError:
-        return "", f"{argv[0]} is not executable"
-    except subprocess.TimeoutExpired:
-        return "", f"no answer within {timeout_s:g} s"
-    if done.returncode != 0:
-        said = (done.stderr or done.stdout).strip().splitlines()
-        return "", f"exit {done.returncode}" + (f": {said[0][:120]}" if said else "")
-    return done.stdout, None
 
 
 def judge(fabric: Fabric, policy: Policy, state: DeviceState, previous: DeviceState | None) -> list[Finding]:
@@ -185,8 +165,13 @@ def host_check(
     root: Path,
     interval_s: float = 0.0,
     timeout_s: float = 10.0,
+    deadline_s: float = DEFAULT_DEADLINE_S,
 ) -> HostCheck:
-    """Read the host locally (twice, `interval_s` apart, when rates are to be judged) and judge it."""
+    """Read the host locally (twice, `interval_s` apart, when rates are to be judged) and judge it,
+    all within `deadline_s` (the interval included)."""
+    if interval_s >= deadline_s:
+        raise InputError(f"--interval {interval_s:g}", f"less than --deadline ({deadline_s:g} s)")
+    deadline = Deadline(deadline_s)
     platform = get_platform(device.platform)
     if platform.kind != "host":
         raise InputError(f"--host {device.name}", f"a host; its platform {device.platform} is a switch's")
@@ -196,11 +181,11 @@ def host_check(
     refused = [c.cli for c in commands if not is_read_only(platform, c.cli)]
     if refused:
         raise InputError(f"--host {device.name}", f"read-only commands only, not {refused[0]!r}")
-    first = read_locally(commands, root, timeout_s)
+    first = read_locally(commands, root, timeout_s, deadline)
     current, previous = first, None
     if interval_s > 0 and not first.failures:
         time.sleep(interval_s)
-        again = read_locally([c for c in commands if c.counters], root, timeout_s)
+        again = read_locally([c for c in commands if c.counters], root, timeout_s, deadline)
         previous = _state(device, first.outputs, first.read_at)
         current = LocalReading({**first.outputs, **again.outputs}, again.failures, again.read_at)
     state = _state(device, current.outputs, current.read_at)

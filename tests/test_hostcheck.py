@@ -13,6 +13,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -105,10 +106,96 @@ def test_a_missing_tool_cannot_be_judged(tmp_path: Path):
     (tools / "lldpcli").unlink()
     done = host_check(LAB, "gpu02", root, tools)
     assert done.returncode == 2
-    assert (
-        done.stdout
-        == "gpu02: cannot judge: lldpcli show neighbors: lldpcli is not installed (not found on PATH)\n"
+    assert done.stdout == (
+        "gpu02: cannot judge: lldpcli show neighbors: lldpcli is not installed "
+        "(not found on PATH or in /usr/sbin, /sbin, /usr/bin, /bin, /usr/local/sbin, /usr/local/bin)\n"
     )
+
+
+def test_without_path_the_tools_are_found_in_the_system_folders(tmp_path: Path):
+    """As slurmd starts a prolog: no PATH at all. The fakes are mounted on /usr/local/sbin in a
+    mount namespace of the test's own, which nothing else on the machine sees."""
+    root, tools = fake_host(tmp_path, LAB, "gpu02")
+    done = host_check_without_path(root, tools)
+    assert (done.returncode, done.stdout.splitlines()[:1]) == (0, ["gpu02: healthy"]), done.stderr
+    (tools / "lldpcli").unlink()
+    done = host_check_without_path(root, tools)
+    assert done.returncode == 2
+    assert done.stdout.endswith(
+        ": lldpcli is not installed (not found (no PATH) in /usr/sbin, /sbin, "
+        "/usr/bin, /bin, /usr/local/sbin, /usr/local/bin)\n"
+    )
+
+
+def host_check_without_path(root: Path, tools: Path) -> subprocess.CompletedProcess:
+    netcfg = [sys.executable, "-m", "netcfg", "host-check", "--inventory", str(LAB), "--host", "gpu02"]
+    netcfg += ["--root", str(root)]
+    script = 'mount --bind "$0" /usr/local/sbin && exec env -u PATH "$@"'
+    return subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, str(tools), *netcfg],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)},
+        timeout=60,
+        check=False,
+    )
+
+
+# A tool that hangs, and starts a process of its own that would outlive it.
+HUNG_TOOL = """#!/bin/sh
+/bin/sleep 300 &
+echo $! $$ > "${0%/*}/pids"
+wait
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.parametrize(
+    ("options", "why"),
+    [
+        (["--deadline", "2"], "no answer from lldpcli: not done within the 2 s deadline (--deadline)"),
+        (["--timeout", "1"], "no answer within 1 s (--timeout)"),
+    ],
+)
+def test_a_hung_tool_ends_the_check_in_time_and_leaves_no_process(tmp_path: Path, options, why):
+    root, tools = fake_host(tmp_path, LAB, "gpu02")
+    (tools / "lldpcli").write_text(HUNG_TOOL, encoding="utf-8")
+    started = time.monotonic()
+    done = host_check(LAB, "gpu02", root, tools, *options)
+    took = time.monotonic() - started
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stdout.startswith(f"gpu02: cannot judge: lldpcli show neighbors: {why}")
+    assert took < 8, took
+    pids = [int(p) for p in (tools / "pids").read_text().split()]
+    assert [p for p in pids if _alive(p)] == []
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "expected"),
+    [
+        ("--interval", "1e300", "expected a number of seconds of at least 0 and at most 600, got '1e300'"),
+        ("--timeout", "1e9", "expected a number of seconds above 0 and at most 600, got '1e9'"),
+        ("--deadline", "inf", "expected a number of seconds above 0 and at most 600, got 'inf'"),
+    ],
+)
+def test_an_endless_wait_is_refused_by_name(capsys: pytest.CaptureFixture[str], option, value, expected):
+    code = main(["host-check", "--inventory", str(LAB), option, value])
+    assert code == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.endswith(f"argument {option}: {expected}")
+
+
+def test_an_interval_as_long_as_the_deadline_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path):
+    root, _ = fake_host(tmp_path, LAB, "gpu02")
+    argv = ["--inventory", str(LAB), "--host", "gpu02", "--root", str(root), "--interval", "30"]
+    assert main(["host-check", *argv]) == 2
+    assert capsys.readouterr().err == "netcfg: error: --interval 30: less than --deadline (20 s)\n"
 
 
 def test_an_unreadable_sysfs_cannot_be_judged(tmp_path: Path):
@@ -162,12 +249,116 @@ def test_a_root_without_sys_is_bad_input(capsys: pytest.CaptureFixture[str], tmp
     )
 
 
-def test_the_readme_node_problem_detector_config_runs_host_check_as_documented():
+def readme_npd_config() -> dict:
     readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
     (block,) = [b for b in re.findall(r"```json\n(.*?)```", readme, flags=re.S) if "netcfg-host-check" in b]
-    config = json.loads(block)
-    assert config["plugin"] == "custom" and config["pluginConfig"]["max_output_length"] <= 80
+    return json.loads(block)
+
+
+def _go_seconds(text: str) -> float:
+    """A Go duration as node-problem-detector's config gives them ("90s", "2m")."""
+    number, unit = re.fullmatch(r"(\d+)(s|m)", text).groups()
+    return int(number) * {"s": 1, "m": 60}[unit]
+
+
+def test_the_readme_node_problem_detector_config_follows_the_custom_plugin_protocol():
+    config = readme_npd_config()
+    plugin = config["pluginConfig"]
+    assert config["plugin"] == "custom" and plugin["max_output_length"] == 80
+    (condition,) = config["conditions"]
+    assert set(condition) == {"type", "reason", "message"}
     (rule,) = config["rules"]
-    assert rule["condition"] == config["conditions"][0]["type"]
+    assert rule["type"] == "permanent" and rule["condition"] == condition["type"]
     args = build_parser().parse_args(rule["args"])
-    assert (args.command, args.interval, args.timeout) == ("host-check", 30.0, 10.0)
+    assert (args.command, args.format) == ("host-check", "npd")
+    # The plugin is killed at its timeout (Unknown, no message): host-check must say why first.
+    assert args.interval < args.deadline < _go_seconds(rule["timeout"]) <= _go_seconds(plugin["timeout"])
+
+
+NOT_FOUND = "gpu02: cannot judge: lldpcli is not installed (not found on PATH or in /usr/s..."
+
+
+@pytest.mark.parametrize(
+    ("faults", "missing", "status", "line"),
+    [
+        (None, None, 0, "gpu02: healthy"),
+        (DeviceFaults(trust="pcp"), None, 1, "gpu02: 1 finding: qos.trust"),
+        (None, "lldpcli", 2, NOT_FOUND),
+    ],
+)
+def test_the_readme_plugin_prints_one_line_within_max_output_length(
+    tmp_path: Path, faults, missing, status, line
+):
+    """The README's rule as node-problem-detector runs it (its --interval shortened): exit code and
+    stdout as the custom plugin protocol reads them."""
+    config = readme_npd_config()
+    root, tools = fake_host(tmp_path, LAB, "gpu02", faults)
+    if missing:
+        (tools / missing).unlink()
+    (rule,) = config["rules"]
+    args = [a if a != "/etc/netcfg/inventory" else str(LAB) for a in rule["args"]]
+    args[args.index("--interval") + 1] = "0.2"
+    done = subprocess.run(
+        [sys.executable, "-m", "netcfg", *args, "--host", "gpu02", "--root", str(root)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PATH": str(tools)},
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (status, line + "\n"), done.stderr
+    assert len(line) <= config["pluginConfig"]["max_output_length"]
+
+
+def test_the_plugin_says_bad_input_on_its_one_line(capsys: pytest.CaptureFixture[str]):
+    code = main(["host-check", "--inventory", str(LAB), "--host", "leaf-su1-r1", "--format", "npd"])
+    assert code == 2
+    (line,) = capsys.readouterr().out.splitlines()
+    assert line.startswith("netcfg: error: --host leaf-su1-r1: a host of the inventory") and len(line) <= 80
+
+
+LINK_WIDTH = "sys/class/net/eth1/device/current_link_width"
+COUNTER = "sys/class/infiniband/mlx5_1/ports/1/hw_counters/out_of_sequence"
+
+
+def _fifo(path: Path) -> None:
+    path.unlink()
+    os.mkfifo(path)
+
+
+def _huge(path: Path) -> None:
+    with path.open("r+b") as file:
+        file.truncate(3 * 1024**3)  # sparse: 3 GB that take no disk
+
+
+def _zero(path: Path) -> None:
+    path.unlink()
+    path.symlink_to("/dev/zero")
+
+
+def _loop(path: Path) -> None:
+    path.unlink()
+    path.symlink_to(path.name)
+
+
+@pytest.mark.parametrize(
+    ("where", "spoil", "why"),
+    [
+        (LINK_WIDTH, _fifo, "a regular file, not a FIFO"),
+        (COUNTER, _fifo, "a regular file, not a FIFO"),
+        (COUNTER, _huge, "an attribute of at most 64 KiB, not more"),
+        (LINK_WIDTH, _zero, "a regular file, not a character device"),
+        (LINK_WIDTH, _loop, "a readable file, not: Too many levels of symbolic links"),
+    ],
+)
+def test_a_hostile_sysfs_file_cannot_be_judged_and_never_blocks(tmp_path: Path, where, spoil, why):
+    root, tools = fake_host(tmp_path, LAB, "gpu02")
+    assert (root / where).is_file()
+    spoil(root / where)
+    started = time.monotonic()
+    done = host_check(LAB, "gpu02", root, tools)
+    assert done.returncode == 2, done.stdout + done.stderr
+    (line,) = done.stdout.splitlines()
+    assert line.startswith("gpu02: cannot judge: grep -rH . /sys/class/net/eth1/device/current_link_width")
+    assert line.endswith(f": /{where}: {why}")
+    assert time.monotonic() - started < 30
