@@ -102,6 +102,11 @@ def drift(state: DeviceState, data: st.DataObject) -> DeviceState:
     watchdog = (
         state.watchdog if state.watchdog and state.watchdog.enabled else Watchdog(True, "drop", 300, 100, 100)
     )
+    # A port's own map that the device's drifted map now equals is the device's map: no own profile.
+    shared = {**STOCK_DSCP_MAP, **dscp_map}
+    ports = {
+        n: dataclasses.replace(p, dscp_map=None) if p.dscp_map == shared else p for n, p in ports.items()
+    }
     return dataclasses.replace(
         state,
         interfaces=ports,
