@@ -16,17 +16,15 @@ from netcfg.platforms.connectx.counters import MLX5_COUNTERS
 from netcfg.platforms.linux import counters as linux_counters
 from netcfg.platforms.linux import host as linux_host
 from netcfg.platforms.linux.host import (
+    HOST_SCRIPT,
     ScriptLocations,
     ethtool_command,
     generic_text,
-    named_locations,
+    read_host_script,
     script_locations,
     to_int,
     tokens,
 )
-
-# parse_config's name for the script in `unparsed` (and in `locations`, for where it went wrong).
-HOST_SCRIPT = "host script"
 
 # ConnectX firmware default: DSCP d on priority d >> 3 until mlnx_qos --dscp2prio changes it.
 FIRMWARE_DSCP_MAP = {d: d >> 3 for d in DSCP_VALUES}
@@ -186,25 +184,12 @@ def _firmware(text: str | None) -> tuple[str | None, str | None]:
 
 
 def parse_config(text: str, device: Device) -> DeviceState:
-    state = DeviceState(name=device.name, platform=PLATFORM, facets=frozenset({"qos"}))
-    if "\r" in text:
-        # bash reads `\r` as part of each word (`--trust dscp\r`): such a script fails on the host.
-        state.unparsed[HOST_SCRIPT] = "CRLF line ending; expected LF"
-        state.locations[HOST_SCRIPT] = text.count("\n", 0, text.index("\r")) + 1
-        return state
-    shapes, unparsed, where = _script_ports(generic_text(text, device), len(device.nics))
-    if HOST_SCRIPT in unparsed:
-        state.unparsed = dict(unparsed)
-        return state
-    names = [nic.netdev for nic in device.nics]
-    for i, netdev in enumerate(names):
-        shape = shapes[i]
-        state.interfaces[netdev] = dataclasses.replace(
-            shape, name=netdev, ecn=dict(shape.ecn), dcqcn=dict(shape.dcqcn)
-        )
-    state.unparsed = {key.format(*names): why for key, why in unparsed.items()}
-    state.locations = named_locations(where, tuple(names))
-    return state
+    return read_host_script(text, device, PLATFORM, _script_ports, _named)
+
+
+def _named(shape: InterfaceState, netdev: str) -> InterfaceState:
+    # The shapes are cached (`_script_ports`): each NIC gets its own copies of their maps.
+    return dataclasses.replace(shape, name=netdev, ecn=dict(shape.ecn), dcqcn=dict(shape.dcqcn))
 
 
 def parse_outputs(outputs: dict[str, str], device: Device) -> DeviceState:

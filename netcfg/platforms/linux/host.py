@@ -218,6 +218,39 @@ def mac(name: str) -> str:
 ScriptLocations = tuple[tuple[tuple[int, str], int], ...]
 
 
+# parse_config's name for a host script in `unparsed` (and in `locations`, for where it went wrong).
+HOST_SCRIPT = "host script"
+# A host script read generically (NIC i as `@netdev{i}`): each NIC's settings, unparsed keys with `{i}`
+# for names, and where each setting stands.
+ScriptReading = tuple[list[InterfaceState], dict[str, str], "ScriptLocations"]
+
+
+def read_host_script(
+    text: str,
+    device: Device,
+    platform: str,
+    read_nics: Callable[[str, int], ScriptReading],
+    named: Callable[[InterfaceState, str], InterfaceState],
+) -> DeviceState:
+    """A host script's state: refused whole for CRLF line ends (bash reads `\r` as part of each
+    word, so such a script fails on the host), else each NIC's settings as `read_nics` finds them in
+    the generic text, given their names by `named`."""
+    state = DeviceState(name=device.name, platform=platform, facets=frozenset({"qos"}))
+    if "\r" in text:
+        state.unparsed[HOST_SCRIPT] = "CRLF line ending; expected LF"
+        state.locations[HOST_SCRIPT] = text.count("\n", 0, text.index("\r")) + 1
+        return state
+    shapes, unparsed, where = read_nics(generic_text(text, device), len(device.nics))
+    if HOST_SCRIPT in unparsed:
+        state.unparsed = dict(unparsed)
+        return state
+    names = tuple(nic.netdev for nic in device.nics)
+    state.interfaces = {name: named(port, name) for name, port in zip(names, shapes, strict=True)}
+    state.unparsed = {key.format(*names): why for key, why in unparsed.items()}
+    state.locations = named_locations(where, names)
+    return state
+
+
 def script_locations(text: str, nics: int, line_fields: Callable[[list[str]], list[str]]) -> ScriptLocations:
     """The line of each NIC setting in a generic host script (the last line that sets it decides),
     and each NIC's first line, where a setting the script lacks belongs; `line_fields` names the

@@ -17,11 +17,12 @@ from netcfg.parsing import many, one, ttp_parse
 from netcfg.platforms.linux import counters as linux_counters
 from netcfg.platforms.linux import host as linux_host
 from netcfg.platforms.linux.host import (
+    HOST_SCRIPT,
     NIC_PLACEHOLDER,
     ScriptLocations,
     ethtool_command,
     generic_text,
-    named_locations,
+    read_host_script,
     script_locations,
     tokens,
 )
@@ -216,13 +217,6 @@ def _running(rows: list[dict], rdma: str) -> dict[str, tuple[int, str]]:
     return out
 
 
-# --- render (the lab's replies) -------------------------------------------------------------------
-
-
-# parse_config's name for the script in `unparsed` (and in `locations`, for where it went wrong).
-HOST_SCRIPT = "host script"
-
-
 # A configfs or sysfs attribute -> the InterfaceState fields it decides.
 FIELDS_BY_ATTRIBUTE = {
     **CC_FIELDS,
@@ -233,21 +227,7 @@ FIELDS_BY_ATTRIBUTE = {
 
 
 def parse_script(text: str, device: Device) -> DeviceState:
-    state = DeviceState(name=device.name, platform=PLATFORM, facets=frozenset({"qos"}))
-    if "\r" in text:
-        # bash reads `\r` as part of each word (`enabled=3\r`): such a script fails on the host.
-        state.unparsed[HOST_SCRIPT] = "CRLF line ending; expected LF"
-        state.locations[HOST_SCRIPT] = text.count("\n", 0, text.index("\r")) + 1
-        return state
-    shapes, unparsed, where = _script_nics(generic_text(text, device), len(device.nics))
-    if HOST_SCRIPT in unparsed:
-        state.unparsed = dict(unparsed)
-        return state
-    names = tuple(nic.netdev for nic in device.nics)
-    state.interfaces = {name: shape(port, name) for name, port in zip(names, shapes, strict=True)}
-    state.unparsed = {key.format(*names): why for key, why in unparsed.items()}
-    state.locations = named_locations(where, names)
-    return state
+    return read_host_script(text, device, PLATFORM, _script_nics, shape)
 
 
 @lru_cache(maxsize=256)
