@@ -32,6 +32,7 @@ from netcfg.nornir_inventory import Login
 from netcfg.platforms import get_platform, platform_names
 from netcfg.platforms.base import is_read_only
 from netcfg.platforms.simulator import simulator
+from netcfg.snapshot import SnapshotWriter
 from tests.conftest import LAB, ROOT
 
 USER, PASSWORD = "auditor", "Safety-lab-pass-1"
@@ -367,11 +368,12 @@ def test_a_signal_stops_collection_at_once_and_leaves_nothing(
         assert list((reports / "lab").iterdir()) == []
 
 
-def test_collectors_die_with_a_killed_audit_and_its_leftovers_are_never_the_previous_snapshot(
+def test_collectors_die_with_a_killed_audit_and_the_next_audit_removes_its_leftovers(
     lab_fabric, lab_policy, tmp_path
 ):
-    """SIGKILL leaves netcfg no chance to clean up: the kernel ends its collectors, and the hidden
-    half-written folder it leaves is not a snapshot to the next audit."""
+    """SIGKILL leaves netcfg no chance to clean up: the kernel ends its collectors, the hidden
+    half-written folder it leaves is not a snapshot to the next audit, and that audit removes it
+    (and the folder of per-device known_hosts files) before it collects."""
     slow = {name: DeviceFaults(slow_s=0.2) for name in lab_fabric.devices}
     root = tmp_path / "snapshots" / "lab"
     with lab_server(lab_fabric, lab_policy, slow, USER, PASSWORD) as server:
@@ -391,8 +393,68 @@ def test_collectors_die_with_a_killed_audit_and_its_leftovers_are_never_the_prev
             proc.kill()
             proc.wait(timeout=10)
             _wait_for(lambda: _group(proc.pid) == [], seconds=5)
-    assert [p.name.startswith(".") for p in root.iterdir()] == [True, True]  # snapshot and known_hosts
+    left = sorted(p.name for p in root.iterdir())
+    assert [name.startswith(".") for name in left] == [True, True], left  # snapshot and known_hosts
+    assert all(f".netcfg-{proc.pid}-" in name for name in left), left
     assert previous_snapshot(root, root / "99999999") is None
+    with lab_server(lab_fabric, lab_policy, {}, USER, PASSWORD) as server:
+        conns, known = write_connection_files(server, tmp_path / "lab")
+        opts = CollectOptions(workers=4, timeout_s=5.0, known_hosts=known)
+        result = run_audit(
+            lab_fabric,
+            lab_policy,
+            LOGIN,
+            tmp_path / "snapshots",
+            tmp_path / "reports",
+            opts,
+            SPINES,
+            _conns(server),
+        )
+    assert result.previous is None
+    assert list(root.iterdir()) == [result.snapshot]
+
+
+def _leftover(parent: Path, pid: int, files: dict[str, str], tag: str = "abc123_x") -> Path:
+    """A working folder as a collection of process `pid` leaves it when killed."""
+    folder = parent / f".20250101T000000Z.netcfg-{pid}-{tag}"
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    return folder
+
+
+def _dead_pid() -> int:
+    with subprocess.Popen([sys.executable, "-c", "pass"]) as proc:
+        proc.wait()
+    return proc.pid
+
+
+def test_only_leftovers_of_dead_collections_holding_only_netcfg_files_are_removed(
+    lab_fabric, lab_policy, tmp_path
+):
+    dead = _dead_pid()
+    outputs = {"spine1/show_version.txt": "x\n", "meta.json": "{}\n"}
+    gone = _leftover(tmp_path, dead, outputs)
+    mine = _leftover(tmp_path, dead, {**outputs, "spine1/notes.md": "mine\n"}, "mine")
+    live = _leftover(tmp_path, os.getpid(), outputs)
+    locked = _leftover(tmp_path, dead, outputs, "locked")
+    # A writer whose pid means nothing here (another host or container on a shared folder) still
+    # holds its folder's lock.
+    hold = "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); "
+    hold += "fcntl.flock(fd, fcntl.LOCK_EX); print('locked', flush=True); sys.stdin.read()"
+    with subprocess.Popen(
+        [sys.executable, "-c", hold, str(locked)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    ) as holder:
+        assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+        writer = SnapshotWriter(tmp_path / "running")  # a live writer's own working folder
+        with lab_server(lab_fabric, lab_policy, {}, USER, PASSWORD) as server:
+            collect(lab_fabric, LOGIN, tmp_path / "snap", CollectOptions(workers=2), SPINES, _conns(server))
+        holder.communicate("")
+    assert not gone.exists()
+    assert (mine / "spine1" / "notes.md").read_text() == "mine\n"
+    assert live.is_dir() and locked.is_dir() and writer.tmp.is_dir()
+    writer.abort()
+    assert (tmp_path / "snap" / "meta.json").is_file()
 
 
 def test_an_incomplete_folder_is_never_the_previous_snapshot(tmp_path):
