@@ -517,7 +517,12 @@ def cmd_demo(args: argparse.Namespace, console: Console) -> int:
     inventory = args.inventory or str(data_path("inventories") / "lab")
     fabric, policy = load_checked(inventory, args)
     faults = Path(args.faults) if args.faults else None
-    result = run_demo(fabric, policy, faults, Path(args.out), _notes(args, console))
+    try:
+        # SIGTERM, as Ctrl-C, stops the lab and releases the demo's folder.
+        with raise_on_signals():
+            result = run_demo(fabric, policy, faults, Path(args.out), _notes(args, console))
+    except Interrupted as exc:
+        return _interrupted(exc)
     result.report.inventory = fabric.source
     return _print_audit(result, args, console)
 

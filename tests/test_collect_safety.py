@@ -11,6 +11,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -746,3 +748,102 @@ def test_lab_serve_refuses_a_state_dir_that_is_a_file(tmp_path, credentials, cap
     assert main(["lab", "serve", str(LAB), "--state-dir", str(state)]) == 2
     assert f"--state-dir {state}: exists and is not a folder" in _one_line(capsys.readouterr().err)
     assert state.read_text() == "keep me\n"
+
+
+# --- 9. one lab, one demo per folder -------------------------------------------------------------------
+
+
+@contextmanager
+def _serving(state: Path) -> Iterator[subprocess.Popen]:
+    """`netcfg lab serve` on `state`, once it says it serves; killed if the test leaves it running."""
+    with subprocess.Popen(
+        _netcfg("lab", "serve", str(LAB), "--state-dir", str(state)),
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    ) as proc:
+        try:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                if "Ctrl-C stops the lab." in line:
+                    break
+            else:
+                raise AssertionError(f"the lab did not start: {proc.communicate()}")
+            yield proc
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+
+
+def _refused(*args: str) -> subprocess.CompletedProcess:
+    """A netcfg run that must be refused at once (exit 2), not run alongside another."""
+    run = subprocess.run(_netcfg(*args), env=ENV, capture_output=True, text=True, timeout=30)
+    assert run.returncode == 2, run.stderr
+    return run
+
+
+def test_a_second_lab_on_a_state_dir_is_refused_naming_the_first(tmp_path):
+    state = tmp_path / "state"
+    with _serving(state) as first:
+        files = {p.name: p.read_bytes() for p in state.iterdir() if p.name != ".netcfg.lock"}
+        second = _refused("lab", "serve", str(LAB), "--state-dir", str(state))
+        line = _one_line(second.stderr)
+        assert f"--state-dir {state}: is in use by netcfg lab serve (pid {first.pid}, started 20" in line
+        assert {p.name: p.read_bytes() for p in state.iterdir() if p.name != ".netcfg.lock"} == files
+        first.send_signal(signal.SIGTERM)
+        _, err = first.communicate(timeout=15)
+    assert first.returncode == 0, err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_lock_of_a_killed_lab_is_taken_over(tmp_path):
+    state = tmp_path / "state"
+    with _serving(state) as killed:
+        killed.kill()
+        killed.communicate(timeout=10)
+    assert json.loads((state / ".netcfg.lock").read_text())["pid"] == killed.pid
+    with _serving(state) as second:
+        assert json.loads((state / ".netcfg.lock").read_text())["pid"] == second.pid
+        second.send_signal(signal.SIGINT)
+        _, err = second.communicate(timeout=15)
+    assert second.returncode == 0, err
+    assert list(state.iterdir()) == []
+
+
+def test_a_lock_file_netcfg_did_not_write_is_refused_and_kept(tmp_path):
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / ".netcfg.lock").write_text("my notes\n")
+    refused = _refused("lab", "serve", str(LAB), "--state-dir", str(state))
+    assert "was not written by netcfg" in _one_line(refused.stderr)
+    assert [p.name for p in state.iterdir()] == [".netcfg.lock"]
+    assert (state / ".netcfg.lock").read_text() == "my notes\n"
+
+
+def test_a_second_demo_in_a_folder_is_refused_and_a_signal_releases_the_first(tmp_path):
+    out = tmp_path / "demo"
+    # Every device answers slowly: the first demo is still auditing when the second starts.
+    faults = tmp_path / "faults.yaml"
+    faults.write_text(
+        "devices:\n" + "".join(f"  {name}: {{slow_s: 1}}\n" for name in load_fabric(LAB).devices)
+    )
+    with subprocess.Popen(
+        _netcfg("demo", "--out", str(out), "--faults", str(faults)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    ) as first:
+        try:
+            _wait_for(lambda: (out / "lab" / "connections.json").is_file())
+            line = _one_line(_refused("demo", "--out", str(out)).stderr)
+            assert f"--out {out}: is in use by netcfg demo (pid {first.pid}, started 20" in line
+            first.send_signal(signal.SIGTERM)
+            _, err = first.communicate(timeout=20)
+        finally:
+            if first.poll() is None:
+                first.kill()
+    assert first.returncode == 143, err
+    assert not (out / ".netcfg.lock").exists()
