@@ -92,7 +92,7 @@ def cmd_render(args: argparse.Namespace, console: Console) -> int:
         raise InputError(f"--device {unknown[0]}", f"not in the inventory {fabric.source}")
     files = render_fabric(fabric, policy, args.device)
     out = Path(args.output)
-    write_rendered(files, out)
+    write_rendered(files, out, overwrite=args.overwrite)
     console.print(Text(f"rendered {len(files)} devices into {out}/"))
     if args.explain:
         explain_headroom(fabric, policy, args.device, console)
@@ -536,6 +536,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("inventory")
     r.add_argument(
         "-o", "--output", default="out/rendered", help="folder to write into (default out/rendered)"
+    )
+    r.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace configs in the folder that were edited since netcfg wrote them, or that it never wrote",
     )
     r.add_argument("--device", action="append", help="only this device (repeatable)")
     r.add_argument("--explain", action="store_true", help="show the PFC headroom computed per lossless port")
