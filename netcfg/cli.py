@@ -93,7 +93,7 @@ def cmd_render(args: argparse.Namespace, console: Console) -> int:
         raise InputError(f"--device {unknown[0]}", f"not in the inventory {fabric.source}")
     files = render_fabric(fabric, policy, args.device)
     out = Path(args.output)
-    write_rendered(files, out)
+    write_rendered(files, out, overwrite=args.overwrite)
     console.print(Text(f"rendered {len(files)} devices into {out}/"))
     if args.explain:
         explain_headroom(fabric, policy, args.device, console)
@@ -534,7 +534,12 @@ def cmd_demo(args: argparse.Namespace, console: Console) -> int:
     inventory = args.inventory or str(data_path("inventories") / "lab")
     fabric, policy = load_checked(inventory, args)
     faults = Path(args.faults) if args.faults else None
-    result = run_demo(fabric, policy, faults, Path(args.out), _notes(args, console))
+    try:
+        # SIGTERM, as Ctrl-C, stops the lab and releases the demo's folder.
+        with raise_on_signals():
+            result = run_demo(fabric, policy, faults, Path(args.out), _notes(args, console))
+    except Interrupted as exc:
+        return _interrupted(exc)
     result.report.inventory = fabric.source
     return _print_audit(result, args, console)
 
@@ -548,6 +553,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("inventory")
     r.add_argument(
         "-o", "--output", default="out/rendered", help="folder to write into (default out/rendered)"
+    )
+    r.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace configs in the folder that were edited since netcfg wrote them, or that it never wrote",
     )
     r.add_argument("--device", action="append", help="only this device (repeatable)")
     r.add_argument("--explain", action="store_true", help="show the PFC headroom computed per lossless port")

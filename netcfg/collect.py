@@ -18,7 +18,6 @@ import random
 import re
 import shutil
 import socket
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -46,6 +45,7 @@ from netcfg.model import Device, DeviceState, Fabric
 from netcfg.nornir_inventory import Login, nornir_inventory
 from netcfg.platforms import get_platform
 from netcfg.processes import ChildProcesses
+from netcfg.scratch import Scratch, sweep
 from netcfg.snapshot import SnapshotWriter
 from netcfg.sources import device_state
 
@@ -505,12 +505,12 @@ def collect(
     writer = SnapshotWriter(target, replace=replace)
     started = datetime.now(UTC)
     t0 = time.monotonic()
-    keys_dir: Path | None = None
+    keys_dir: Scratch | None = None
     try:
         keys: dict[str, Path] = {}
         if host_keys is not None:
-            keys_dir = Path(tempfile.mkdtemp(prefix=".known_hosts.", dir=writer.target.parent))
-            keys = split_known_hosts(host_keys, list(nr.inventory.hosts.values()), keys_dir)
+            keys_dir = _keys_folder(writer.target.parent)
+            keys = split_known_hosts(host_keys, list(nr.inventory.hosts.values()), keys_dir.path)
         if opts.processes > 1 and len(names) > opts.processes:
             shards = [
                 _Shard(
@@ -535,8 +535,18 @@ def collect(
         raise
     finally:
         if keys_dir is not None:
-            shutil.rmtree(keys_dir, ignore_errors=True)
+            shutil.rmtree(keys_dir.path, ignore_errors=True)
+            keys_dir.release()
     return writer.commit(meta), found
+
+
+def _keys_folder(parent: Path) -> Scratch:
+    """The working folder of per-device known_hosts files, after removing those killed runs left."""
+    sweep(parent, (".known_hosts",))
+    try:
+        return Scratch(parent, "known_hosts")
+    except OSError as exc:
+        raise OutputError.from_os_error(parent / ".known_hosts", exc) from None
 
 
 def _meta(fabric: Fabric, found: dict[str, DeviceCollection], started: datetime, seconds: float) -> dict:

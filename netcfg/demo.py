@@ -12,6 +12,8 @@ from rich.text import Text
 from netcfg.audit import AuditResult, run_audit
 from netcfg.collect import CollectOptions
 from netcfg.drain import DrainLimit, DrainTarget
+from netcfg.errors import InputError, OutputError
+from netcfg.folder_lock import folder_lock
 from netcfg.lab.devices import load_faults
 from netcfg.lab.fabric import lab_server, write_connection_files
 from netcfg.model import Fabric
@@ -29,7 +31,20 @@ def run_demo(
     list is `<out>/drain-list.sh`: the hosts with faults of their own, and those a switch-wide fault
     only impacts."""
     started = time.monotonic()
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise InputError(f"--out {out}", "is, or is inside, a file; expected a folder") from None
+    except OSError as exc:
+        raise OutputError.from_os_error(exc.filename or out, exc) from None
+    # Two demos in one folder would write over each other's lab files, snapshots and reports.
+    with folder_lock(out, "demo", f"--out {out}"):
+        return _demo(fabric, policy, faults_file, out, notes, started)
+
+
+def _demo(
+    fabric: Fabric, policy: Policy, faults_file: Path | None, out: Path, notes: Console, started: float
+) -> AuditResult:
     drain = DrainTarget(out / "drain-list.sh", "slurm")
     drain.check()  # refused before the lab starts
     faults_path = faults_file or Path(fabric.source).parent / "faults.yaml"

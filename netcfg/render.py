@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from netcfg.intent import fabric_intent
+from netcfg.manifest import write_owned
 from netcfg.model import Fabric
 from netcfg.platforms import get_platform
 from netcfg.policy import Policy
@@ -23,7 +24,7 @@ def render_fabric(fabric: Fabric, policy: Policy, devices: list[str] | None = No
     return out
 
 
-def write_rendered(files: dict[str, str], folder: Path) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, text in files.items():
-        (folder / name).write_text(text, encoding="utf-8")
+def write_rendered(files: dict[str, str], folder: Path, *, overwrite: bool = False) -> None:
+    """Write the configs into `folder`; a config edited there since netcfg wrote it (or one netcfg
+    never wrote) is replaced only with `overwrite`: a hand fix is not lost to the next render."""
+    write_owned(folder, files, overwrite=overwrite, where=f"-o {folder}")

@@ -1,8 +1,9 @@
 """Snapshots: plain folders of raw command output, `<snapshot>/<device>/<command>.txt` + `meta.json`.
 
 Written to a hidden temporary folder beside the target and renamed when complete, so a reader never
-sees half a snapshot. netcfg never removes what it did not write: an existing target is used only
-when it is an empty folder, or an earlier netcfg snapshot that the caller asked to replace.
+sees half a snapshot; the folder a killed collection left is removed by the next one (`scratch`).
+netcfg never removes what it did not write: an existing target is used only when it is an empty
+folder, or an earlier netcfg snapshot that the caller asked to replace.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 import threading
 from collections.abc import Collection
 from pathlib import Path
@@ -19,6 +19,7 @@ from typing import Any
 
 from netcfg.errors import InputError, OutputError
 from netcfg.files import decode_output, list_dir, read_bytes
+from netcfg.scratch import Scratch, sweep
 
 META_FILE = "meta.json"
 _WANTED = "expected a new or empty folder, or an earlier netcfg snapshot (replaced only with --overwrite)"
@@ -149,15 +150,19 @@ class SnapshotWriter:
         self._lock = threading.Lock()
         self._closed = False
         self.error: OutputError | None = None
+        self._scratch: Scratch | None = None
         if tmp is not None:
             self.tmp = tmp
             return
         check_target(self.target, replace)
         try:
             self.target.parent.mkdir(parents=True, exist_ok=True)
-            self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.", dir=self.target.parent))
+            # What a killed collection left beside its target: device folders of outputs, a meta.json.
+            sweep(self.target.parent, (".txt", ".json"))
+            self._scratch = Scratch(self.target.parent, self.target.name)
         except OSError as exc:
             raise OutputError.from_os_error(self.target, exc) from None
+        self.tmp = self._scratch.path
 
     def write_device(self, device: str, outputs: dict[str, str], counters: Collection[str] = ()) -> str:
         """Save one device's outputs; returns their fingerprint (without the `counters` files) for
@@ -192,6 +197,7 @@ class SnapshotWriter:
         except BaseException:
             self.abort()
             raise
+        self._release()
         return self.target
 
     def _final(self, path: Path) -> Path:
@@ -222,3 +228,8 @@ class SnapshotWriter:
         with self._lock:
             self._closed = True
         shutil.rmtree(self.tmp, ignore_errors=True)
+        self._release()
+
+    def _release(self) -> None:
+        if self._scratch is not None:
+            self._scratch.release()

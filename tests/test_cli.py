@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -149,8 +150,63 @@ def test_rules_lists_ids_and_docs(capsys):
 
 def test_render_writes_one_file_per_device(tmp_path, capsys):
     assert main(["render", str(LAB), "-o", str(tmp_path), "--device", "gpu03", "--explain"]) == 0
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["gpu03.sh"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".netcfg-written.json", "gpu03.sh"]
     assert "headroom" in capsys.readouterr().out
+    manifest = json.loads((tmp_path / ".netcfg-written.json").read_text())
+    assert manifest["files"] == {"gpu03.sh": hashlib.sha256((tmp_path / "gpu03.sh").read_bytes()).hexdigest()}
+
+
+def _render(capsys, out, *more: str) -> tuple[int, str]:
+    code = main(["render", str(LAB), "-o", str(out), "--device", "spine1", "--device", "gpu03", *more])
+    return code, capsys.readouterr().err
+
+
+def test_render_replaces_only_what_it_wrote_unless_told_to_overwrite(tmp_path, capsys):
+    out = tmp_path / "configs"
+    assert _render(capsys, out) == (0, "")
+    rendered = {p.name: p.read_text() for p in out.iterdir()}
+    assert _render(capsys, out) == (0, "")  # unchanged since netcfg wrote it: replaced
+    (out / "spine1.cfg").write_text(rendered["spine1.cfg"] + "! my fix\n")
+    (out / "gpu03.sh").write_text("# mine\n")
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    code, err = _render(capsys, out)
+    assert code == 2
+    assert _one_line_text(err) == (
+        f"netcfg: error: {out / 'spine1.cfg'}: differs from what netcfg last wrote there (edited since?); "
+        "give --overwrite to replace it"
+    )
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # nothing written, not even spine1
+    assert _render(capsys, out, "--overwrite") == (0, "")
+    assert {p.name: p.read_text() for p in out.iterdir()} == rendered
+
+
+def test_render_leaves_a_config_netcfg_never_wrote(tmp_path, capsys):
+    out = tmp_path / "repo"
+    out.mkdir()
+    (out / "spine1.cfg").write_text("hostname spine1\n! kept by hand\n")
+    code, err = _render(capsys, out)
+    assert code == 2
+    assert "spine1.cfg: was not written by netcfg (not in .netcfg-written.json)" in _one_line_text(err)
+    assert sorted(p.name for p in out.iterdir()) == ["spine1.cfg"]
+    assert (out / "spine1.cfg").read_text() == "hostname spine1\n! kept by hand\n"
+
+
+@pytest.mark.parametrize("below", [False, True])
+def test_render_into_or_below_a_file_is_exit_2(tmp_path, capsys, below):
+    file = tmp_path / "notes.txt"
+    file.write_text("keep me\n")
+    out = file / "configs" if below else file
+    code, err = _render(capsys, out)
+    assert code == 2
+    assert _one_line_text(err).startswith(f"netcfg: error: -o {out}: ")
+    assert file.read_text() == "keep me\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+def _one_line_text(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
 
 
 def test_version_and_module_entry_point():

@@ -11,6 +11,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -32,6 +34,7 @@ from netcfg.nornir_inventory import Login
 from netcfg.platforms import get_platform, platform_names
 from netcfg.platforms.base import is_read_only
 from netcfg.platforms.simulator import simulator
+from netcfg.snapshot import SnapshotWriter
 from tests.conftest import LAB, ROOT
 
 USER, PASSWORD = "auditor", "Safety-lab-pass-1"
@@ -367,11 +370,12 @@ def test_a_signal_stops_collection_at_once_and_leaves_nothing(
         assert list((reports / "lab").iterdir()) == []
 
 
-def test_collectors_die_with_a_killed_audit_and_its_leftovers_are_never_the_previous_snapshot(
+def test_collectors_die_with_a_killed_audit_and_the_next_audit_removes_its_leftovers(
     lab_fabric, lab_policy, tmp_path
 ):
-    """SIGKILL leaves netcfg no chance to clean up: the kernel ends its collectors, and the hidden
-    half-written folder it leaves is not a snapshot to the next audit."""
+    """SIGKILL leaves netcfg no chance to clean up: the kernel ends its collectors, the hidden
+    half-written folder it leaves is not a snapshot to the next audit, and that audit removes it
+    (and the folder of per-device known_hosts files) before it collects."""
     slow = {name: DeviceFaults(slow_s=0.2) for name in lab_fabric.devices}
     root = tmp_path / "snapshots" / "lab"
     with lab_server(lab_fabric, lab_policy, slow, USER, PASSWORD) as server:
@@ -391,8 +395,68 @@ def test_collectors_die_with_a_killed_audit_and_its_leftovers_are_never_the_prev
             proc.kill()
             proc.wait(timeout=10)
             _wait_for(lambda: _group(proc.pid) == [], seconds=5)
-    assert [p.name.startswith(".") for p in root.iterdir()] == [True, True]  # snapshot and known_hosts
+    left = sorted(p.name for p in root.iterdir())
+    assert [name.startswith(".") for name in left] == [True, True], left  # snapshot and known_hosts
+    assert all(f".netcfg-{proc.pid}-" in name for name in left), left
     assert previous_snapshot(root, root / "99999999") is None
+    with lab_server(lab_fabric, lab_policy, {}, USER, PASSWORD) as server:
+        conns, known = write_connection_files(server, tmp_path / "lab")
+        opts = CollectOptions(workers=4, timeout_s=5.0, known_hosts=known)
+        result = run_audit(
+            lab_fabric,
+            lab_policy,
+            LOGIN,
+            tmp_path / "snapshots",
+            tmp_path / "reports",
+            opts,
+            SPINES,
+            _conns(server),
+        )
+    assert result.previous is None
+    assert list(root.iterdir()) == [result.snapshot]
+
+
+def _leftover(parent: Path, pid: int, files: dict[str, str], tag: str = "abc123_x") -> Path:
+    """A working folder as a collection of process `pid` leaves it when killed."""
+    folder = parent / f".20250101T000000Z.netcfg-{pid}-{tag}"
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    return folder
+
+
+def _dead_pid() -> int:
+    with subprocess.Popen([sys.executable, "-c", "pass"]) as proc:
+        proc.wait()
+    return proc.pid
+
+
+def test_only_leftovers_of_dead_collections_holding_only_netcfg_files_are_removed(
+    lab_fabric, lab_policy, tmp_path
+):
+    dead = _dead_pid()
+    outputs = {"spine1/show_version.txt": "x\n", "meta.json": "{}\n"}
+    gone = _leftover(tmp_path, dead, outputs)
+    mine = _leftover(tmp_path, dead, {**outputs, "spine1/notes.md": "mine\n"}, "mine")
+    live = _leftover(tmp_path, os.getpid(), outputs)
+    locked = _leftover(tmp_path, dead, outputs, "locked")
+    # A writer whose pid means nothing here (another host or container on a shared folder) still
+    # holds its folder's lock.
+    hold = "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); "
+    hold += "fcntl.flock(fd, fcntl.LOCK_EX); print('locked', flush=True); sys.stdin.read()"
+    with subprocess.Popen(
+        [sys.executable, "-c", hold, str(locked)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    ) as holder:
+        assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+        writer = SnapshotWriter(tmp_path / "running")  # a live writer's own working folder
+        with lab_server(lab_fabric, lab_policy, {}, USER, PASSWORD) as server:
+            collect(lab_fabric, LOGIN, tmp_path / "snap", CollectOptions(workers=2), SPINES, _conns(server))
+        holder.communicate("")
+    assert not gone.exists()
+    assert (mine / "spine1" / "notes.md").read_text() == "mine\n"
+    assert live.is_dir() and locked.is_dir() and writer.tmp.is_dir()
+    writer.abort()
+    assert (tmp_path / "snap" / "meta.json").is_file()
 
 
 def test_an_incomplete_folder_is_never_the_previous_snapshot(tmp_path):
@@ -684,3 +748,102 @@ def test_lab_serve_refuses_a_state_dir_that_is_a_file(tmp_path, credentials, cap
     assert main(["lab", "serve", str(LAB), "--state-dir", str(state)]) == 2
     assert f"--state-dir {state}: exists and is not a folder" in _one_line(capsys.readouterr().err)
     assert state.read_text() == "keep me\n"
+
+
+# --- 9. one lab, one demo per folder -------------------------------------------------------------------
+
+
+@contextmanager
+def _serving(state: Path) -> Iterator[subprocess.Popen]:
+    """`netcfg lab serve` on `state`, once it says it serves; killed if the test leaves it running."""
+    with subprocess.Popen(
+        _netcfg("lab", "serve", str(LAB), "--state-dir", str(state)),
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    ) as proc:
+        try:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                if "Ctrl-C stops the lab." in line:
+                    break
+            else:
+                raise AssertionError(f"the lab did not start: {proc.communicate()}")
+            yield proc
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+
+
+def _refused(*args: str) -> subprocess.CompletedProcess:
+    """A netcfg run that must be refused at once (exit 2), not run alongside another."""
+    run = subprocess.run(_netcfg(*args), env=ENV, capture_output=True, text=True, timeout=30)
+    assert run.returncode == 2, run.stderr
+    return run
+
+
+def test_a_second_lab_on_a_state_dir_is_refused_naming_the_first(tmp_path):
+    state = tmp_path / "state"
+    with _serving(state) as first:
+        files = {p.name: p.read_bytes() for p in state.iterdir() if p.name != ".netcfg.lock"}
+        second = _refused("lab", "serve", str(LAB), "--state-dir", str(state))
+        line = _one_line(second.stderr)
+        assert f"--state-dir {state}: is in use by netcfg lab serve (pid {first.pid}, started 20" in line
+        assert {p.name: p.read_bytes() for p in state.iterdir() if p.name != ".netcfg.lock"} == files
+        first.send_signal(signal.SIGTERM)
+        _, err = first.communicate(timeout=15)
+    assert first.returncode == 0, err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_lock_of_a_killed_lab_is_taken_over(tmp_path):
+    state = tmp_path / "state"
+    with _serving(state) as killed:
+        killed.kill()
+        killed.communicate(timeout=10)
+    assert json.loads((state / ".netcfg.lock").read_text())["pid"] == killed.pid
+    with _serving(state) as second:
+        assert json.loads((state / ".netcfg.lock").read_text())["pid"] == second.pid
+        second.send_signal(signal.SIGINT)
+        _, err = second.communicate(timeout=15)
+    assert second.returncode == 0, err
+    assert list(state.iterdir()) == []
+
+
+def test_a_lock_file_netcfg_did_not_write_is_refused_and_kept(tmp_path):
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / ".netcfg.lock").write_text("my notes\n")
+    refused = _refused("lab", "serve", str(LAB), "--state-dir", str(state))
+    assert "was not written by netcfg" in _one_line(refused.stderr)
+    assert [p.name for p in state.iterdir()] == [".netcfg.lock"]
+    assert (state / ".netcfg.lock").read_text() == "my notes\n"
+
+
+def test_a_second_demo_in_a_folder_is_refused_and_a_signal_releases_the_first(tmp_path):
+    out = tmp_path / "demo"
+    # Every device answers slowly: the first demo is still auditing when the second starts.
+    faults = tmp_path / "faults.yaml"
+    faults.write_text(
+        "devices:\n" + "".join(f"  {name}: {{slow_s: 1}}\n" for name in load_fabric(LAB).devices)
+    )
+    with subprocess.Popen(
+        _netcfg("demo", "--out", str(out), "--faults", str(faults)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    ) as first:
+        try:
+            _wait_for(lambda: (out / "lab" / "connections.json").is_file())
+            line = _one_line(_refused("demo", "--out", str(out)).stderr)
+            assert f"--out {out}: is in use by netcfg demo (pid {first.pid}, started 20" in line
+            first.send_signal(signal.SIGTERM)
+            _, err = first.communicate(timeout=20)
+        finally:
+            if first.poll() is None:
+                first.kill()
+    assert first.returncode == 143, err
+    assert not (out / ".netcfg.lock").exists()

@@ -10,6 +10,7 @@ from functools import cache, partial
 from pathlib import Path
 
 from netcfg.errors import InputError, OutputError
+from netcfg.folder_lock import folder_lock
 from netcfg.lab.devices import DeviceFaults
 from netcfg.lab.profile import LabDevice, TransportFault
 from netcfg.lab.snapshot import SimulatedDevice, simulated_devices
@@ -114,22 +115,32 @@ def write_connection_files(server: LabServer, folder: Path) -> tuple[Path, Path]
 def connection_files(server: LabServer, folder: Path) -> Iterator[tuple[Path, Path]]:
     """`write_connection_files` for as long as the block runs; then what it wrote is removed.
 
-    A file is removed only if it still holds what this lab wrote (another lab may have taken the
-    folder over since), and of the folders only those it created, and only when they are empty.
+    The folder is locked meanwhile: a second lab on it is refused, naming the first, instead of
+    writing over its files (and removing them when it stops). A file is removed only if it still
+    holds what this lab wrote, and of the folders only those it created, and only when they are empty.
     """
+    where = f"--state-dir {folder}"
     if folder.exists() and not folder.is_dir():
-        raise InputError(f"--state-dir {folder}", "exists and is not a folder; expected a folder")
+        raise InputError(where, "exists and is not a folder; expected a folder")
     created = [p for p in (folder, *folder.parents) if not p.exists()]
+    written: dict[Path, bytes] = {}
     try:
-        paths = write_connection_files(server, folder)
-        written = {path: path.read_bytes() for path in paths}
-    except OSError as exc:
-        _remove(created, {})
-        raise OutputError.from_os_error(exc.filename or folder, exc) from None
-    try:
-        yield paths
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OutputError.from_os_error(exc.filename or folder, exc) from None
+        with folder_lock(folder, "lab serve", where):
+            try:
+                paths = write_connection_files(server, folder)
+                written = {path: path.read_bytes() for path in paths}
+            except OSError as exc:
+                raise OutputError.from_os_error(exc.filename or folder, exc) from None
+            try:
+                yield paths
+            finally:
+                _remove([], written)
     finally:
-        _remove(created, written)
+        _remove(created, {})
 
 
 def _remove(created: list[Path], written: dict[Path, bytes]) -> None:
