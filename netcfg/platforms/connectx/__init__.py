@@ -14,17 +14,15 @@ from __future__ import annotations
 from typing import ClassVar
 
 from netcfg.model import Device, DeviceState
-from netcfg.platforms.base import Batch, Command, Platform, register
+from netcfg.platforms.base import Command, register
 from netcfg.platforms.connectx import commands, parse, render, secrets
 from netcfg.platforms.linux import counters as linux_counters
+from netcfg.platforms.linux.platform import LinuxHost
 
 
 @register
-class ConnectX(Platform):
+class ConnectX(LinuxHost):
     name: ClassVar[str] = "connectx"
-    kind: ClassVar = "host"
-    netmiko_device_type: ClassVar[str] = "linux"
-    config_suffix: ClassVar[str] = ".sh"
     description: ClassVar[str] = "Linux GPU server with NVIDIA ConnectX NICs"
     # Read-back only: `mlnx_qos -i IF` with any further option sets what it shows (interface names
     # start with a letter or digit, so none passes for an option); the rest as every Linux host.
@@ -40,10 +38,6 @@ class ConnectX(Platform):
 
     def commands(self, device: Device) -> list[Command]:
         return commands.commands(device)
-
-    def batches(self, device: Device) -> list[Batch]:
-        # Thirteen-plus round trips per server dominated collection time; bash chains them in one.
-        return [Batch(tuple(self.commands(device)))]
 
     def render_config(self, state: DeviceState, device: Device) -> str:
         return render.render_config(state, device)

@@ -17,7 +17,6 @@ from netcfg.platforms.linux import host as linux_host
 from netcfg.platforms.linux.host import (
     LLDP,
     ethtool_command,
-    gid_command,
 )
 from netcfg.platforms.simulator import CliProfile, Simulator, bash_profile, register_simulator
 from netcfg.templating import template
@@ -71,11 +70,7 @@ def render_outputs(state: DeviceState, device: Device) -> dict[str, str]:
             bus=f"{0x17 + index * 0x10:02x}",
             eeprom=False,
         )
-        out[gid_command(nic).cli] = linux_host.render_gids(port, nic)
-        counters = state.counters.get(nic.netdev)
-        out |= linux_counters.render_nic_counters(
-            port, counters, nic, MLX5_COUNTERS, LINK_MODES, stats_lines(counters)
-        )
+        out |= linux_counters.render_nic_readings(state, port, nic, MLX5_COUNTERS, LINK_MODES, stats_lines)
     out[LLDP.cli] = linux_host.render_lldp(state)
     return out
 

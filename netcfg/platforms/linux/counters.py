@@ -17,7 +17,7 @@ but cannot be read goes in `state.unparsed` and drops the facet it carries ("lin
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from netcfg.model import DeviceState, InterfaceState, Nic, PcieLink, PortCounters
@@ -253,19 +253,22 @@ def _gts(text: str | None) -> float | None:
 # --- render (the lab's replies) -------------------------------------------------------------------
 
 
-def render_nic_counters(
+def render_nic_readings(
+    state: DeviceState,
     port: InterfaceState,
-    counters: PortCounters | None,
     nic: Nic,
     names: CounterNames,
     link_modes: tuple[str, ...],
-    stats: list[tuple[str, int]],
+    stats_lines: Callable[[PortCounters | None], list[tuple[str, int]]],
 ) -> dict[str, str]:
-    """What `nic_counter_commands` print for one NIC of a family (its counter names, link modes and
-    `ethtool -S` lines), keyed by command line."""
+    """What one NIC of a family prints for the commands every Linux host answers beyond its QoS
+    read-back (its GID table, link state, `ethtool -S` in the family's names, sysfs counters), keyed
+    by command line."""
+    counters = state.counters.get(nic.netdev)
     return {
+        host.gid_command(nic).cli: host.render_gids(port, nic),
         link_command(nic).cli: render_link(port, link_modes),
-        stats_command(nic).cli: render_stats(stats),
+        stats_command(nic).cli: render_stats(stats_lines(counters)),
         sysfs_counters_command(nic).cli: render_sysfs_counters(port, counters, nic, names),
     }
 

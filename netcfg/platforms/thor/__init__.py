@@ -13,9 +13,10 @@ import dataclasses
 from typing import TYPE_CHECKING, ClassVar
 
 from netcfg.model import Device, DeviceState, InterfaceState
-from netcfg.platforms.base import Batch, Command, Platform, register
+from netcfg.platforms.base import Command, register
 from netcfg.platforms.linux import counters as linux_counters
 from netcfg.platforms.linux.host import LLDP
+from netcfg.platforms.linux.platform import LinuxHost
 from netcfg.platforms.thor import commands, parse, render, secrets
 from netcfg.platforms.thor.bnxt import CNP_GAP
 
@@ -24,11 +25,8 @@ if TYPE_CHECKING:
 
 
 @register
-class Thor(Platform):
+class Thor(LinuxHost):
     name: ClassVar[str] = "thor"
-    kind: ClassVar = "host"
-    netmiko_device_type: ClassVar[str] = "linux"
-    config_suffix: ClassVar[str] = ".sh"
     description: ClassVar[str] = "Linux GPU server with Broadcom Thor NICs"
     # Read-back only: `bnxtqos -dev=IF get_qos` (every other bnxtqos verb sets something; interface
     # names start with a letter or digit, so none passes for an option); the rest as every Linux host.
@@ -43,10 +41,6 @@ class Thor(Platform):
 
     def commands(self, device: Device) -> list[Command]:
         return [*(c for nic in device.nics for c in commands.nic_commands(nic)), LLDP]
-
-    def batches(self, device: Device) -> list[Batch]:
-        # bash chains the host's commands in one round trip, as on ConnectX.
-        return [Batch(tuple(self.commands(device)))]
 
     def render_config(self, state: DeviceState, device: Device) -> str:
         return render.render_script(state, device)

@@ -11,7 +11,7 @@ from typing import ClassVar
 from netcfg.model import Device, DeviceState, InterfaceState, Nic
 from netcfg.platforms.linux import counters as linux_counters
 from netcfg.platforms.linux import host as linux_host
-from netcfg.platforms.linux.host import LLDP, ethtool_command, gid_command
+from netcfg.platforms.linux.host import LLDP, ethtool_command
 from netcfg.platforms.simulator import CliProfile, Simulator, bash_profile, register_simulator
 from netcfg.platforms.thor.bnxt import (
     ECN_MARKINGS,
@@ -45,11 +45,7 @@ def render_outputs(state: DeviceState, device: Device) -> dict[str, str]:
             bus=f"{0x06 + index * 0x10:02x}",
             eeprom=True,
         )
-        out[gid_command(nic).cli] = linux_host.render_gids(port, nic)
-        counters = state.counters.get(nic.netdev)
-        out |= linux_counters.render_nic_counters(
-            port, counters, nic, BNXT_COUNTERS, LINK_MODES, stats_lines(counters)
-        )
+        out |= linux_counters.render_nic_readings(state, port, nic, BNXT_COUNTERS, LINK_MODES, stats_lines)
     out[LLDP.cli] = linux_host.render_lldp(state)
     return out
 
