@@ -712,18 +712,7 @@ def test_lab_serve_stops_on_a_signal_and_removes_what_it_wrote(tmp_path, signum,
     if not fresh:
         state.mkdir()
         (state / "notes.txt").write_text("mine\n")
-    with subprocess.Popen(
-        _netcfg("lab", "serve", str(LAB), "--state-dir", str(state)),
-        env=ENV,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    ) as proc:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            if "Ctrl-C stops the lab." in line:
-                break
+    with _serving(state) as proc:
         port = json.loads((state / "connections.json").read_text())["spine1"]["port"]
         assert (state / "known_hosts").read_text().count(f"[127.0.0.1]:{port} ") == 1
         with socket.create_connection(("127.0.0.1", port), timeout=3) as sock:
