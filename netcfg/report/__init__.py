@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from netcfg.report.base import Report, rules_not_run
+from netcfg.report.codequality import codequality_report
 from netcfg.report.formats import json_report, junit_report, markdown_report
 from netcfg.report.html import html_report
 from netcfg.report.sarif import sarif_report
 
 Renderer = Callable[[Report], str]
 FORMATS: dict[str, Renderer] = {
+    "codequality": codequality_report,
     "html": html_report,
     "json": json_report,
     "junit": junit_report,
