@@ -56,7 +56,12 @@ def sarif_schema() -> jsonschema.protocols.Validator:
 @pytest.fixture(scope="session")
 def junit_xsd(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> xmlschema.XMLSchema:
     """The Jenkins xunit-plugin JUnit schema (junit-10.xsd), which pytest's own source distribution
-    carries for the same check: fetched once from the package index and kept in pytest's cache."""
+    carries for the same check: fetched once from the package index and kept in pytest's cache.
+
+    With the one extension netcfg's JUnit makes: `file` and `line` on a test case, as pytest's xunit1
+    family and jest-junit write them, where GitLab (lib/gitlab/ci/parsers/test/junit.rb) and
+    mikepenz/action-junit-report (src/testParser.ts) read a case's place. Everything else is held
+    to the schema as published."""
     store = getattr(pytestconfig, "cache", None)
     cache = Path(store.mkdir("junit-xsd")) if store is not None else tmp_path_factory.mktemp("junit-xsd")
     xsd = cache / f"pytest-{pytest.__version__}-junit-10.xsd"
@@ -72,7 +77,18 @@ def junit_xsd(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFact
             member = next(m for m in tar.getmembers() if m.name.endswith("/junit-10.xsd"))
             xsd.write_bytes(tar.extractfile(member).read())  # type: ignore[union-attr]
         shutil.rmtree(download)
-    return xmlschema.XMLSchema(str(xsd))
+    return xmlschema.XMLSchema(junit_schema_with_place(xsd))
+
+
+def junit_schema_with_place(xsd: Path) -> str:
+    ns = "{http://www.w3.org/2001/XMLSchema}"
+    tree = ET.parse(xsd)
+    (case,) = [e for e in tree.getroot().iter(f"{ns}element") if e.get("name") == "testcase"]
+    (kind,) = case.iter(f"{ns}complexType")
+    assert not [a for a in kind.iter(f"{ns}attribute") if a.get("name") in {"file", "line"}]
+    ET.SubElement(kind, f"{ns}attribute", name="file", type="xs:string")
+    ET.SubElement(kind, f"{ns}attribute", name="line", type="xs:positiveInteger")
+    return ET.tostring(tree.getroot(), encoding="unicode")
 
 
 def _findings(config: Path) -> list[Finding]:
@@ -171,7 +187,7 @@ def test_sarif_names_the_project_home_page_the_package_declares(repo, monkeypatc
 def test_sarif_fingerprints_are_stable_and_distinct(repo):
     def prints() -> list[str]:
         log = json.loads(FORMATS["sarif"](_report(repo)))
-        return [r["partialFingerprints"]["netcfgFinding/v1"] for r in log["runs"][0]["results"]]
+        return [r["partialFingerprints"]["netcfgFinding/v2"] for r in log["runs"][0]["results"]]
 
     first = prints()
     assert first == prints()
@@ -328,8 +344,20 @@ def test_live_junit_validates_and_lists_collection_as_tests(tmp_path, monkeypatc
     error = unreachable.find("error")
     assert error is not None and "Connection refused" in error.get("message")
     assert _passed(suites["collect.auth"]) and _passed(suites["collect.timeout"])
-    # One failing case per seeded finding; the unreachable server is the one error.
-    assert int(root.get("errors")) == 1 and int(root.get("failures")) == len(DEMO_FINDINGS) - 1
+    # One failing case per seeded finding at or above --fail-on (error); the unreachable server is
+    # the one error. A warning passes its case, the finding in its output: the demo's job passes
+    # on warnings, and its test report must not show a failed test.
+    warned = {(d, r) for d, r in DEMO_FINDINGS if RULES[r].severity is Severity.WARNING}
+    assert warned
+    assert int(root.get("errors")) == 1
+    assert int(root.get("failures")) == len(DEMO_FINDINGS) - 1 - len(warned)
+    for device, rule_id in warned:
+        (case,) = [c for c in suites[rule_id] if c.get("name").startswith(f"{device}.{rule_id}")]
+        assert _passed([case]) and "warning: " in case.find("system-out").text
+    code, _ = _demo(tmp_path / "demo2", "junit", capsys, "--output", str(out), "--fail-on", "warning")
+    assert code == 1
+    root = ET.parse(out).getroot()
+    assert int(root.get("failures")) == len(DEMO_FINDINGS) - 1
 
 
 def test_file_and_line_in_every_format(repo, capsys, junit_xsd):
@@ -344,11 +372,12 @@ def test_file_and_line_in_every_format(repo, capsys, junit_xsd):
 
     junit = FORMATS["junit"](report)
     junit_xsd.validate(junit)
-    failure = ET.fromstring(junit).find(
-        ".//testcase[@name='leaf-a1.pfc.no_drop_priorities.Ethernet1-4']/failure"
-    )
-    assert failure.get("message").startswith(f"{where}: PFC no-drop")
-    assert failure.text.splitlines()[0] == where
+    case = ET.fromstring(junit).find(".//testcase[@name='leaf-a1.pfc.no_drop_priorities.Ethernet1-4']")
+    # Paths in JUnit are relative to the repository root, as GitLab and the annotators resolve them.
+    assert (case.get("file"), case.get("line")) == ("configs/leaf-a1.cfg", "42")
+    failure = case.find("failure")
+    assert failure.get("message").startswith("configs/leaf-a1.cfg:42: PFC no-drop")
+    assert failure.text.splitlines()[0].startswith("configs/leaf-a1.cfg:42: error: PFC no-drop")
 
     markdown = FORMATS["markdown"](report)
     assert "| file:line |" in markdown
