@@ -3,6 +3,7 @@ file and line in every format, and device text printed as it is."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shutil
@@ -10,12 +11,15 @@ import subprocess
 import sys
 import tarfile
 import xml.etree.ElementTree as ET
+from collections import Counter
 from importlib import resources
 from pathlib import Path
 
 import jsonschema
 import pytest
 import xmlschema
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from netcfg.checks.catalogue import RULES
 from netcfg.cli import main
@@ -535,3 +539,70 @@ def test_a_devices_control_characters_never_reach_the_terminal_or_junit_end_to_e
     for text in (out, err, junit.read_text(), markdown.read_text()):
         assert not any(raw in text for raw in RAW)
     assert "\\<i\\>x\\</i\\>" in markdown.read_text()
+
+
+# Few values per field, so generated findings often share a device, rule and ports.
+_RULE_IDS = ["pfc.no_drop_priorities", "qos.trust", "state.missing", "plan.duplicate_link"]
+_TEXT = st.sampled_from(["{3}", "{4}", "dscp", "pcp", "1 without", "9214", "a\x1fb", "a", "b"])
+_FINDINGS = st.lists(
+    st.builds(
+        Finding,
+        st.sampled_from(_RULE_IDS),
+        st.sampled_from(list(Severity)),
+        st.sampled_from(["leaf-a1", "gpu001", "(fabric)"]),
+        st.sampled_from([None, "Ethernet1", "Ethernet1-4", "eth0"]),
+        _TEXT,
+        _TEXT,
+        _TEXT,
+        file=st.sampled_from([None, str(ROOT / "configs" / "leaf-a1.cfg")]),
+        line=st.sampled_from([None, 1, 7, 42]),
+    ),
+    max_size=12,
+)
+
+
+def _ci_identities(findings: list[Finding]) -> tuple[list[str], list[str], list[str]]:
+    """(JUnit case names of the findings, SARIF fingerprints, Code Quality fingerprints), read back
+    from the reports as the tools read them."""
+    report = Report("dc1", "configs", 1, findings, inventory=str(LAB / "fabric.yaml"), repo_root=ROOT)
+    root = ET.fromstring(FORMATS["junit"](report))
+    names = [c.get("name") for c in root.iter("testcase") if c.get("file")]
+    results = json.loads(FORMATS["sarif"](report))["runs"][0]["results"]
+    sarif = [r["partialFingerprints"]["netcfgFinding/v2"] for r in results]
+    quality = [i["fingerprint"] for i in json.loads(FORMATS["codequality"](report))]
+    return names, sarif, quality
+
+
+@settings(max_examples=150, deadline=None)
+@given(_FINDINGS, st.randoms(use_true_random=False), st.integers(1, 500))
+def test_no_two_findings_share_a_case_name_or_fingerprint_and_a_finding_keeps_its_own(findings, rng, shift):
+    names, sarif, quality = _ci_identities(findings)
+    # Every finding is placed (its file, else its device's inventory entry), so each has a case.
+    assert len(names) == len(sarif) == len(quality) == len(findings)
+    for values in (names, sarif, quality):
+        assert len(set(values)) == len(values)
+
+    # The next run: the rules ran in another order, an edit above the settings moved their lines,
+    # and counters on ports read higher. Each finding keeps its fingerprint.
+    keys = Counter(_key(f) for f in findings)
+    order = list(range(len(findings)))
+    rng.shuffle(order)
+    again = [
+        dataclasses.replace(
+            findings[i],
+            line=None if findings[i].line is None else findings[i].line + shift,
+            actual=findings[i].actual + "0"
+            if findings[i].interface and keys[_key(findings[i])] == 1
+            else findings[i].actual,
+        )
+        for i in order
+    ]
+    _, sarif_again, quality_again = _ci_identities(again)
+    # Findings equal in every field cannot be told apart: only their set of fingerprints can be kept.
+    for before, after in ((sarif, sarif_again), (quality, quality_again)):
+        kept = Counter((findings[i], value) for i, value in zip(order, after, strict=True))
+        assert kept == Counter(zip(findings, before, strict=True))
+
+
+def _key(f: Finding) -> tuple[object, ...]:
+    return (f.rule, f.device, f.interface, f.expected)
