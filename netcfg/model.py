@@ -198,6 +198,14 @@ class Watchdog:
     restoration_ms: int | None = None
     polling_ms: int | None = None
 
+    def differing(self, other: Watchdog | None) -> tuple[str, ...]:
+        """The `watchdog.<field>` location keys of the action and timers that differ from `other`'s,
+        where a finding about the difference points (none when either is off or unknown)."""
+        if other is None or not (self.enabled and other.enabled):
+            return ()
+        names = ("action", "detection_ms", "restoration_ms", "polling_ms")
+        return tuple(f"watchdog.{n}" for n in names if getattr(self, n) != getattr(other, n))
+
 
 @dataclass(frozen=True, slots=True)
 class PgBuffer:

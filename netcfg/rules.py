@@ -40,6 +40,9 @@ class Issue:
     # Where the issue stands when it is not in the device's own config (a cabling CSV row).
     file: str | None = None
     line: int | None = None
+    # The settings it is about where that is narrower than the rule's `fields` (the one watchdog
+    # timer that is wrong): looked up first, so the finding points at the line that holds it.
+    fields: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ from operator import attrgetter
 
 from netcfg.headroom import headroom
 from netcfg.intent import host_dcqcn
-from netcfg.model import Device, DeviceState, EcnSetting, InterfaceState, port_ranges
+from netcfg.model import Device, DeviceState, EcnSetting, InterfaceState, Watchdog, port_ranges
 from netcfg.platforms import get_platform
 from netcfg.policy import KB, Policy, TrafficClass, VersionRule
 from netcfg.rules import (
@@ -220,6 +220,7 @@ def check_watchdog(state: DeviceState, device: Device, ctx: CheckContext) -> Ite
             "action {}, detect {} ms, restore {} ms, poll {} ms".format(*expected),
             found,
             "PFC watchdog action or timers differ from the policy",
+            fields=g.differing(Watchdog(True, *expected)) if g is not None else (),
         )
 
 

@@ -74,12 +74,23 @@ def qos_fingerprint(state: DeviceState, device: Device, ctx: CheckContext) -> di
     return fp
 
 
+def _places(diff: dict[str, str], watchdog: Watchdog | None, reference: Watchdog | None) -> tuple[str, ...]:
+    """The settings a rail finding is about, the watchdog's differing timers first."""
+    timers = watchdog.differing(reference) if watchdog is not None and "PFC watchdog" in diff else ()
+    return tuple(dict.fromkeys((*timers, *(_FINGERPRINT_FIELDS[k] for k in diff))))
+
+
+def policy_watchdog(ctx: CheckContext) -> Watchdog:
+    """The watchdog a leaf that does exactly what the policy says runs."""
+    wd = ctx.policy.pfc_watchdog
+    return Watchdog(wd.enabled, wd.action, wd.detection_ms, wd.restoration_ms, wd.polling_ms)
+
+
 def policy_fingerprint(ctx: CheckContext) -> dict[str, str]:
     """The fingerprint of a leaf that does exactly what the policy says."""
     p = ctx.policy
-    wd = p.pfc_watchdog
     band = EcnSetting(p.ecn.min_kbytes * KB, p.ecn.max_kbytes * KB, p.ecn.probability)
-    watchdog = Watchdog(wd.enabled, wd.action, wd.detection_ms, wd.restoration_ms, wd.polling_ms)
+    watchdog = policy_watchdog(ctx)
     fp = {
         "RoCE DSCP class": show(p.roce.priority),
         "CNP DSCP class": show(p.cnp.priority),
@@ -130,6 +141,12 @@ def check_rail_consistency(ctx: CheckContext) -> Iterator[Issue]:
         majority = len(counts) == 1 or counts[0][1] > counts[1][1]
         reference = dict(counts[0][0]) if majority else policy_fingerprint(ctx)
         against = "the rest of rail" if majority else "the policy, as rail has no majority,"
+        # The watchdog the reference runs, to point a leaf's finding at the timer it sets otherwise.
+        reference_watchdog = (
+            next(s.watchdog for s, _ in members if tuple(sorted(prints[s.name].items())) == counts[0][0])
+            if majority
+            else policy_watchdog(ctx)
+        )
         for name, fp in prints.items():
             # A setting the leaf's source did not show is not judged here (parse.incomplete names it).
             diff = {k: v for k, v in fp.items() if v != reference[k] and UNSHOWN not in (v, reference[k])}
@@ -140,6 +157,7 @@ def check_rail_consistency(ctx: CheckContext) -> Iterator[Issue]:
                     "; ".join(f"{k}: {reference[k]}" for k in diff),
                     "; ".join(f"{k}: {v}" for k, v in diff.items()),
                     f"leaf differs from {against} {rail} in: {', '.join(diff)}",
+                    fields=_places(diff, ctx.states[name].watchdog, reference_watchdog),
                 )
 
 

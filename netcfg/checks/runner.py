@@ -145,7 +145,7 @@ def _merge(raw: list[tuple[Rule, Issue, Decision | None]], states: dict[str, Dev
         groups.setdefault(key, []).append(i.interface)
         message = f"{i.message}; {decision.note()}" if decision is not None else i.message
         place = (i.file, i.line) if i.file else None
-        told[key] = (message, place or (told[key][1] if key in told else None), r.fields)
+        told[key] = (message, place or (told[key][1] if key in told else None), i.fields + r.fields)
     findings = []
     for key, ifaces in groups.items():
         rule_id, severity, device, expected, actual, _, _ = key

@@ -25,4 +25,5 @@ def check_watchdog_timers(state: DeviceState, device: Device, ctx: CheckContext)
             f"poll {wd.polling_ms} ms, detect {wd.detection_ms} ms",
             f"the PFC watchdog polls every {wd.polling_ms} ms, longer than its {wd.detection_ms} ms "
             f"detection time: a stalled queue is found only at the next poll",
+            fields=("watchdog.polling_ms",),
         )

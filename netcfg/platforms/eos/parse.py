@@ -84,9 +84,9 @@ def parse_config(text: str, device: Device) -> DeviceState:
     state.watchdog = _watchdog(data)
     header = one(data.get("header"))
     state.model, state.os_version = header.get("model"), header.get("version")
-    for name in ("dscp_map", "tc_queue", "watchdog"):
-        if name in where:
-            state.locations[name] = where[name]
+    for name, line in where.items():
+        if name.partition(".")[0] in ("dscp_map", "tc_queue", "watchdog"):
+            state.locations[name] = line
     # Device-wide settings that are missing belong at the end, before `end`.
     state.locations[""] = max(1, config.end_line - 1) if config.end_line else max(1, config.last_line)
     return state

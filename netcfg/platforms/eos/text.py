@@ -22,10 +22,15 @@ _FOREIGN = [
     (re.compile(r"feature \S|version \d|!Command:|!Time:|!RANCID-CONTENT-TYPE: cisco"), "an NX-OS config"),
     *FOREIGN_TEXT,
 ]
-# Device-wide lines: which DeviceState field (a `locations` key) each one sets.
+# Device-wide lines: which DeviceState field (a `locations` key) each one sets. A watchdog line sets
+# both the watchdog (its first line) and its own timer or action (`watchdog.<Watchdog field>`).
 _GLOBAL_FIELDS = (
     ("qos map dscp ", "dscp_map"),
     ("qos map traffic-class ", "tc_queue"),
+    ("priority-flow-control pause watchdog default timeout ", "watchdog.detection_ms"),
+    ("priority-flow-control pause watchdog default recovery-time ", "watchdog.restoration_ms"),
+    ("priority-flow-control pause watchdog default polling-interval ", "watchdog.polling_ms"),
+    ("priority-flow-control pause watchdog action ", "watchdog.action"),
     ("priority-flow-control pause watchdog ", "watchdog"),
     ("priority-flow-control all off", "pfc_all_off"),
     ("! device:", "header"),
@@ -99,7 +104,6 @@ class ConfigText:
             for prefix, name in _GLOBAL_FIELDS:
                 if text.startswith(prefix):
                     found.setdefault(name, number)
-                    break
         return found
 
 
