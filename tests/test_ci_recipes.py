@@ -27,6 +27,7 @@ import jsonschema
 import pytest
 import xmlschema
 import yaml
+from ruamel.yaml import YAML
 
 from tests.ci_schemas import GITLAB_SEVERITIES, codequality_validator, junit_schema, sarif_validator
 from tests.conftest import LAB, ROOT
@@ -301,6 +302,34 @@ def test_findings_without_a_file_are_placed_at_the_devices_inventory_entry(tmp_p
     assert set(dorny_jest_junit(out.read_text(), ["inventories/lab/fabric.yaml"])) == {
         ("inventories/lab/fabric.yaml", topology)
     }
+
+
+def _check_jsonschema(schema: str, doc: object, path: Path) -> subprocess.CompletedProcess[str]:
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    command = [sys.executable, "-m", "check_jsonschema", "--builtin-schema", schema, str(path)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_the_recipes_are_valid_for_their_ci(tmp_path):
+    """The recipes are what GitHub and GitLab accept: their YAML read as YAML 1.2 (as both read it:
+    `on` stays a key) and checked against the workflow and pipeline schemas check-jsonschema ships
+    from SchemaStore; the dorny/test-reporter step as a step of the workflow. A misspelt key fails."""
+    docs = [YAML(typ="safe", pure=True).load(block) for block in doc_blocks("yaml")]
+    (workflow,) = [d for d in docs if isinstance(d, dict) and "jobs" in d]
+    (extra_steps,) = [d for d in docs if isinstance(d, list)]
+    (pipeline,) = [d for d in docs if isinstance(d, dict) and d is not workflow]
+    assert "on" in workflow
+    (job,) = workflow["jobs"].values()
+    job["steps"] += extra_steps
+    for schema, doc in (("vendor.github-workflows", workflow), ("vendor.gitlab-ci", pipeline)):
+        done = _check_jsonschema(schema, doc, tmp_path / "recipe.json")
+        assert done.returncode == 0, (schema, done.stdout, done.stderr)
+    job["step"] = job.pop("steps")
+    (gitlab_job,) = pipeline.values()
+    gitlab_job["scripts"] = gitlab_job.pop("script")
+    for schema, doc in (("vendor.github-workflows", workflow), ("vendor.gitlab-ci", pipeline)):
+        done = _check_jsonschema(schema, doc, tmp_path / "broken.json")
+        assert done.returncode == 1 and "Schema validation errors" in done.stdout, (schema, done.stderr)
 
 
 # --- how each tool reads a report --------------------------------------------------------------
