@@ -332,6 +332,41 @@ def test_the_recipes_are_valid_for_their_ci(tmp_path):
         assert done.returncode == 1 and "Schema validation errors" in done.stdout, (schema, done.stderr)
 
 
+# Groovy's own parser taken to the phase that builds the syntax tree: what Jenkins does first with a
+# Jenkinsfile (Jenkins runs Groovy 2.4, the version Debian's groovy package is).
+GROOVY_PARSE = """\
+def unit = new org.codehaus.groovy.control.CompilationUnit()
+unit.addSource(new File(args[0]))
+unit.compile(org.codehaus.groovy.control.Phases.CONVERSION)
+"""
+
+
+def _groovy_parse(text: str, folder: Path) -> subprocess.CompletedProcess[str]:
+    (folder / "parse.groovy").write_text(GROOVY_PARSE, encoding="utf-8")
+    (folder / "Jenkinsfile").write_text(text, encoding="utf-8")
+    env = dict(os.environ)
+    java = shutil.which("java")
+    if "JAVA_HOME" not in env and java is not None:
+        # Debian's groovy wrapper looks in /usr/lib/jvm/default-java, which not every JDK install links.
+        env["JAVA_HOME"] = str(Path(java).resolve().parent.parent)
+    return subprocess.run(
+        ["groovy", str(folder / "parse.groovy"), str(folder / "Jenkinsfile")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_the_jenkinsfile_is_groovy_that_parses(tmp_path):
+    text = jenkinsfile()
+    done = _groovy_parse(text, tmp_path)
+    assert done.returncode == 0, done.stderr
+    broken = _groovy_parse(text.rsplit("}", 1)[0], tmp_path)
+    assert broken.returncode != 0 and "startup failed" in broken.stderr, broken.stderr
+
+
 # --- how each tool reads a report --------------------------------------------------------------
 
 
@@ -431,6 +466,8 @@ def dorny_jest_junit(xml_text: str, tracked: list[str]) -> list[tuple[str, int]]
     (src/parsers/jest-junit/jest-junit-parser.ts: getTestCaseError, getRelativePath;
     src/utils/node-utils.ts: getExceptionSource; src/utils/path-utils.ts: getBasePath)."""
     out = []
+    # The parser assumes its work folder from the first frame that gives one, and keeps it.
+    work_dir: str | None = None
     for text in _first_failures(xml_text):
         for row in re.split(r"\r?\n", text):
             frame = _NODE_FRAME.search(row)
@@ -439,9 +476,10 @@ def dorny_jest_junit(xml_text: str, tracked: list[str]) -> list[tuple[str, int]]
             path = frame[1].strip().replace("\\", "/")
             if path.startswith("internal/") or "/node_modules/" in path:
                 continue
-            base = _base_path(path, tracked)
-            if base is not None and path.startswith(base):
-                path = path[len(base) :]
+            if work_dir is None:
+                work_dir = _base_path(path, tracked)
+            if work_dir is not None and path.startswith(work_dir):
+                path = path[len(work_dir) :]
             if path and path in tracked:
                 out.append((path, int(frame[2])))
                 break
