@@ -128,8 +128,13 @@ class Repo:
         return json.loads(done.stdout)["findings"]
 
     def tracked(self) -> list[str]:
-        """The files `git ls-files` lists once the repository is committed."""
-        return sorted(p.relative_to(self.root).as_posix() for p in self.root.rglob("*") if p.is_file())
+        """What dorny/test-reporter matches frames against: `git ls-files` of the repository with its
+        inventory and configs added (the reports and the tool's own files are not committed)."""
+        git = ["git", "-C", str(self.root)]
+        subprocess.run([*git, "init", "-q"], check=True)
+        subprocess.run([*git, "add", "inventories", "configs"], check=True)
+        done = subprocess.run([*git, "ls-files"], check=True, capture_output=True, text=True)
+        return done.stdout.splitlines()
 
 
 @pytest.fixture(params=[True, False], ids=["with-error", "warning-only"])
