@@ -22,6 +22,7 @@ _FINGERPRINT_FIELDS = {
     "ECN": "ecn",
     "CNP queue strict": "strict_queues",
     "PFC watchdog": "watchdog",
+    "PFC watchdog timers": "watchdog",
 }
 
 
@@ -66,7 +67,8 @@ def qos_fingerprint(state: DeviceState, device: Device, ctx: CheckContext) -> di
     if p.cnp_strict:
         fp["CNP queue strict"] = common(cnp_queue in port.strict_queues for port in ports)
     if p.watchdog_required:
-        fp["PFC watchdog"] = common(port.watchdog for port in ports) + f", {_watchdog_text(state.watchdog)}"
+        fp["PFC watchdog"] = common(port.watchdog for port in ports) + f", {_watchdog_action(state.watchdog)}"
+        fp["PFC watchdog timers"] = _watchdog_timers(state.watchdog)
     # A setting the leaf's source did not show is unknown, whatever an empty value would say.
     for key, field in _FINGERPRINT_FIELDS.items():
         if key in fp and unread(field):
@@ -91,7 +93,8 @@ def policy_fingerprint(ctx: CheckContext) -> dict[str, str]:
     if p.cnp_strict:
         fp["CNP queue strict"] = show(True)
     if p.watchdog_required:
-        fp["PFC watchdog"] = f"{show(True)}, {_watchdog_text(watchdog)}"
+        fp["PFC watchdog"] = f"{show(True)}, {_watchdog_action(watchdog)}"
+        fp["PFC watchdog timers"] = _watchdog_timers(watchdog)
     return fp
 
 
@@ -104,11 +107,17 @@ def _ecn_text(value: EcnSetting | None, ctx: CheckContext) -> str:
     return f"{value.min_bytes}-{value.max_bytes} B {value.probability}%"
 
 
-def _watchdog_text(value: Watchdog | None) -> str:
+def _watchdog_action(value: Watchdog | None) -> str:
+    return "off" if value is None or not value.enabled else show(value.action)
+
+
+def _watchdog_timers(value: Watchdog | None) -> str:
+    """Detection/restoration/poll; a timer the leaf did not show (NX-OS leaves them to its defaults
+    unless a line sets them) makes the timers unknown, never a difference."""
     if value is None or not value.enabled:
-        return "timers off"
-    timers = "/".join(show(t) for t in (value.detection_ms, value.restoration_ms, value.polling_ms))
-    return f"{show(value.action)} {timers} ms"
+        return "off"
+    timers = (value.detection_ms, value.restoration_ms, value.polling_ms)
+    return UNSHOWN if None in timers else "/".join(str(t) for t in timers) + " ms"
 
 
 @rule("rail.qos_consistency", Severity.ERROR, scope="fabric", kinds=["switch"])

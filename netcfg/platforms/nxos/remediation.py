@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from netcfg.platforms.nxos.text import Node, split_config
 
-# Device-wide lines netcfg renders, so that a wrong value on the switch is replaced.
-_MANAGED_GLOBALS = ("priority-flow-control watch-dog", "priority-flow-control auto-restore")
+# Device-wide lines netcfg renders, so that a wrong value on the switch is replaced. The watchdog's
+# timer lines are not among them (netcfg leaves the timers to the operator): never negated.
+_MANAGED_GLOBALS = ("priority-flow-control watch-dog-interval ",)
 # Interface lines netcfg renders; the rest of an interface (addresses, VRF, ...) is the operator's.
 _MANAGED_PORT_LINES = (
     "description ",
