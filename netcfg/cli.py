@@ -25,6 +25,7 @@ from netcfg.generate import write_generated_inventory
 from netcfg.hostcheck import DEFAULT_DEADLINE_S
 from netcfg.interrupt import raise_on_signals
 from netcfg.inventory import MAX_COUNT, inventory_file, load_fabric
+from netcfg.merge import DEFAULT_WINDOW_S
 from netcfg.model import Fabric
 from netcfg.nornir_inventory import Login, read_connections, read_login
 from netcfg.output import write_report
@@ -299,8 +300,10 @@ def _collect_options(args: argparse.Namespace) -> CollectOptions:
 
 def _selection(args: argparse.Namespace) -> Selection:
     from netcfg.collect import Selection
+    from netcfg.shard import parse_shard
 
-    return Selection(device_glob=args.device, role=args.role, rail=args.rail)
+    shard = parse_shard(args.shard) if args.shard is not None else None
+    return Selection(device_glob=args.device, role=args.role, rail=args.rail, shard=shard)
 
 
 def _interrupted(exc: Interrupted) -> int:
@@ -327,6 +330,17 @@ def cmd_collect(args: argparse.Namespace, console: Console) -> int:
     for name, (kind, message) in sorted(failed.items()):
         console.print(f"  {name}: {kind}: {neutral(message)}", markup=False)
     return EXIT_FINDINGS if failed else EXIT_OK
+
+
+@command("merge")
+def cmd_merge(args: argparse.Namespace, console: Console) -> int:
+    from netcfg.merge import merge_shards
+
+    path = merge_shards(
+        [Path(p) for p in args.shards], Path(args.output), args.window, replace=args.overwrite
+    )
+    console.print(f"merged {len(args.shards)} shards into {path}/")
+    return EXIT_OK
 
 
 @command("audit")
@@ -678,6 +692,17 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"write no list draining over N hosts or P%% of the inventory's (default {DEFAULT_MAX_DRAIN})",
     )
 
+    me = sub.add_parser("merge", help="join the shard snapshots of `collect --shard I/N` into one snapshot")
+    me.add_argument("shards", nargs="+", help="every shard's snapshot folder")
+    me.add_argument("-o", "--output", required=True, help="snapshot folder to write: new or empty")
+    me.add_argument(
+        "--window",
+        type=seconds(True, 86_400.0),
+        default=float(DEFAULT_WINDOW_S),
+        help=f"longest span from the first shard's start to the last's end (default {DEFAULT_WINDOW_S} s)",
+    )
+    me.add_argument("--overwrite", action="store_true", help="replace an earlier netcfg snapshot at --output")
+
     dr = sub.add_parser("drift", help="what changed between two snapshots, per device and setting")
     dr.add_argument("before")
     dr.add_argument("after")
@@ -719,6 +744,12 @@ def add_collect_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--device", help="only devices whose name matches this glob")
     p.add_argument("--role", choices=["leaf", "spine", "superspine", "host"])
     p.add_argument("--rail", type=whole_number(1, 64), help="only the leaves and NICs of this rail")
+    p.add_argument(
+        "--shard",
+        metavar="I/N",
+        help="only shard I of N (by a hash of the device name); auto/N takes I from SLURM_ARRAY_TASK_ID "
+        "or JOB_COMPLETION_INDEX",
+    )
 
 
 def add_report_args(p: argparse.ArgumentParser, own_formats: Sequence[str] = ()) -> None:

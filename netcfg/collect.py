@@ -46,6 +46,7 @@ from netcfg.nornir_inventory import Login, nornir_inventory
 from netcfg.platforms import get_platform
 from netcfg.processes import ChildProcesses
 from netcfg.scratch import Scratch, sweep
+from netcfg.shard import Shard
 from netcfg.snapshot import SnapshotWriter
 from netcfg.sources import device_state
 
@@ -84,8 +85,11 @@ class Selection:
     device_glob: str | None = None
     role: str | None = None
     rail: int | None = None
+    shard: Shard | None = None
 
     def matches(self, device: Device) -> bool:
+        if self.shard is not None and not self.shard.holds(device.name):
+            return False
         if self.device_glob and not fnmatch.fnmatch(device.name, self.device_glob):
             return False
         if self.role and device.role.value != self.role:
@@ -100,6 +104,7 @@ class Selection:
             f"--device {self.device_glob}" if self.device_glob else "",
             f"--role {self.role}" if self.role else "",
             f"--rail {self.rail}" if self.rail is not None else "",
+            f"--shard {self.shard}" if self.shard is not None else "",
         ]
         return " ".join(o for o in options if o) or "selection"
 
@@ -530,6 +535,9 @@ def collect(
             with _progress_bar(opts.progress, len(names)) as advance, _alongside(meanwhile):
                 found = _run(nr, fabric, writer, opts, keys, advance, stop)
         meta = _meta(fabric, found, started, time.monotonic() - t0)
+        if selection is not None and selection.shard is not None:
+            # What `netcfg merge` joins this snapshot by, and checks the others against.
+            meta["shard"] = {"index": selection.shard.index, "count": selection.shard.count}
     except BaseException:
         writer.abort()
         raise
