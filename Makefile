@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-mix bench-live conformance clean
+.PHONY: demo test lint bench bench-mix bench-live bench-shards conformance clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -32,6 +32,9 @@ bench-mix: $(STAMP)
 
 bench-live: $(STAMP)
 	$(BIN)/python bench/live.py
+
+bench-shards: $(STAMP)
+	$(BIN)/python bench/shards.py
 
 conformance: $(STAMP)
 	@test -d ../shared/corpus || { echo "no ../shared/corpus here: conformance not run"; exit 0; }; \
