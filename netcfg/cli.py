@@ -181,7 +181,14 @@ def cmd_host_check(args: argparse.Namespace, console: Console) -> int:
         # slurmd stops a prolog with SIGTERM: the tools then running are ended, not left behind.
         with raise_on_signals():
             result = host_check(
-                fabric, policy, device, Path(args.root), args.interval, args.timeout, args.deadline
+                fabric,
+                policy,
+                device,
+                Path(args.root),
+                args.interval,
+                args.timeout,
+                args.deadline,
+                save=Path(args.save) if args.save else None,
             )
     except Interrupted as exc:
         return _interrupted(exc)
@@ -590,6 +597,12 @@ def build_parser() -> argparse.ArgumentParser:
     hc.add_argument("--inventory", required=True, help="the inventory the server is a host of")
     hc.add_argument("--host", help="the server's name in the inventory (default: this machine's hostname)")
     hc.add_argument("--root", default="/", help="filesystem whose /sys is read (default /)")
+    hc.add_argument(
+        "--save",
+        metavar="DIR",
+        help="also keep the reading as a one-host snapshot in DIR (replacing netcfg's earlier one), "
+        "for `netcfg merge`",
+    )
     # The longest a scheduler's hook may sensibly take: a value beyond it is a typo, not a wish.
     hook_s = 600.0
     hc.add_argument(

@@ -12,6 +12,7 @@ processes and removes the temporary folders.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import logging
 import random
@@ -537,7 +538,9 @@ def collect(
         meta = _meta(fabric, found, started, time.monotonic() - t0)
         if selection is not None and selection.shard is not None:
             # What `netcfg merge` joins this snapshot by, and checks the others against.
-            meta["shard"] = {"index": selection.shard.index, "count": selection.shard.count}
+            shard, rest = selection.shard, dataclasses.replace(selection, shard=None)
+            chosen = rest.describe() if rest != Selection() else ""
+            meta["shard"] = {"index": shard.index, "count": shard.count, "selection": chosen}
     except BaseException:
         writer.abort()
         raise

@@ -25,15 +25,19 @@ _STAMP = "%Y-%m-%dT%H:%M:%SZ"
 
 
 def _shard_meta(path: Path) -> dict[str, Any]:
+    """The meta.json of a shard (`collect --shard`) or of a host's own reading (`host-check --save`)."""
     meta = snapshot_meta(path)
     if meta is None:
         raise InputError(
             str(path), "not a netcfg snapshot (no meta.json netcfg wrote); expected a shard snapshot"
         )
+    if isinstance(meta.get("host_check"), dict):
+        return meta
     shard = meta.get("shard")
     if not isinstance(shard, dict) or not all(isinstance(shard.get(k), int) for k in ("index", "count")):
         raise InputError(
-            str(path / META_FILE), "no shard in meta.json; expected a snapshot of `collect --shard I/N`"
+            str(path / META_FILE),
+            "no shard in meta.json; expected a snapshot of `collect --shard I/N` or `host-check --save`",
         )
     return meta
 
@@ -63,14 +67,21 @@ def merge_shards(
         first = {meta["fabric"]: path for path, meta in read}
         named = ", ".join(f"{f!s} ({first[f]})" for f in sorted(map(str, fabrics)))
         raise InputError(str(paths[0]), f"shards of different fabrics: {named}; expected one fabric")
-    counts = {meta["shard"]["count"] for _, meta in read}
+    shards = [(path, meta) for path, meta in read if "shard" in meta]
+    counts = {meta["shard"]["count"] for _, meta in shards}
     if len(counts) > 1:
         raise InputError(
             str(paths[0]), f"shards of splits into {sorted(counts)} parts; expected one N for all"
         )
-    (count,) = counts
+    selections = {meta["shard"].get("selection", "") for _, meta in shards}
+    if len(selections) > 1:
+        raise InputError(
+            str(paths[0]), f"shards of different selections ({sorted(selections)}); expected one for all"
+        )
+    # Host readings alone (no switch shard) are whole as they are.
+    count = next(iter(counts), 0)
     by_index: dict[int, Path] = {}
-    for path, meta in read:
+    for path, meta in shards:
         index = meta["shard"]["index"]
         if index in by_index:
             raise InputError(
@@ -87,7 +98,7 @@ def merge_shards(
             str(target), f"shard {shown} missing; expected all {count} shards (re-run the missing ones)"
         )
     owner: dict[str, Path] = {}
-    for path, meta in metas.items():
+    for path, meta in read:
         for device, entry in meta["devices"].items():
             if Path(device).name != device or device in (".", ".."):
                 raise InputError(str(path / META_FILE), f"device {device[:60]!r} is not a device name")
@@ -125,6 +136,11 @@ def merge_shards(
             "merged_from": [
                 {"path": str(by_index[i]), "shard": f"{i}/{count}", "created": metas[by_index[i]]["created"]}
                 for i in range(count)
+            ]
+            + [
+                {"path": str(path), "host": meta["host_check"].get("host"), "created": meta["created"]}
+                for path, meta in read
+                if "host_check" in meta
             ],
         }
     except OSError as exc:
