@@ -11,6 +11,7 @@ test started. The daemons start with an empty environment, so prolog and health 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -232,3 +233,92 @@ def test_a_faulty_node_is_drained_with_netcfg_s_headline(cluster: Cluster, tmp_p
     assert cluster.node()["Reason"].startswith("gpu02: 1 finding: qos.trust")
     reasons = cluster.run("sinfo", "-R", "-h", "-o", "%E").stdout
     assert reasons.strip() == "gpu02: 1 finding: qos.trust"
+
+
+SHARDS = 3
+
+
+def test_the_sharding_recipe_collects_in_an_array_and_merges_after_it(cluster: Cluster, tmp_path: Path):
+    """docs/sharding.md's job array and merge job, as written, on the real Slurm: the lab served on
+    the node, one array task per shard, the merge job started by `--dependency=afterok`; the merged
+    snapshot's findings are those of one collection of the same lab."""
+    (block,) = [
+        b
+        for b in re.findall(r"```sh\n(.*?)```", (ROOT / "docs" / "sharding.md").read_text(), flags=re.S)
+        if "# /etc/netcfg/collect-shards.sh" in b
+    ]
+    # A healthy node, whatever an earlier test left: its NICs healthy again and the drain lifted.
+    cluster.host(tmp_path / "host")
+    cluster.recipes(strict=False)
+    cluster.run("scontrol", "update", f"nodename={NODE}", "state=resume")
+    cluster.wait_for("idle node", lambda: cluster.node().get("State", "").startswith("IDLE"))
+    state, runs = tmp_path / "lab", tmp_path / "runs"
+    env = {**os.environ, "NETCFG_USERNAME": "auditor", "NETCFG_PASSWORD": "Slurm-shard-pass-1"}
+    inside = ["nsenter", "-t", str(cluster.init_pid), "-n", "-m", "--"]
+    lab = subprocess.Popen(
+        [*inside, sys.executable, "-m", "netcfg", "lab", "serve", str(LAB), "--state-dir", str(state)],
+        env={**env, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.DEVNULL,
+        stderr=(tmp_path / "lab.log").open("w"),
+    )
+    try:
+        cluster.wait_for("lab", lambda: (state / "known_hosts").is_file())
+        # netcfg as the site installs it; in the lab, collection is pointed at the lab's ports.
+        cli = tmp_path / "netcfg"
+        lab_options = f"--connections {state}/connections.json --known-hosts {state}/known_hosts"
+        cli.write_text(
+            f'#!/bin/sh\nif [ "$1" = collect ]; then set -- "$@" {lab_options}; fi\n'
+            f'PYTHONPATH={ROOT} exec {sys.executable} -m netcfg "$@"\n'
+        )
+        cli.chmod(0o755)
+        script = block.replace("/opt/netcfg/bin/netcfg", str(cli)).replace("/etc/netcfg/inventory", str(LAB))
+        script = script.replace("/shared/netcfg", str(runs)).replace("shards=8", f"shards={SHARDS}")
+        (tmp_path / "submit.sh").write_text(script)
+        done = subprocess.run(
+            [*inside, "sh", str(tmp_path / "submit.sh")],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        cluster.wait_for("merged report", lambda: any(runs.glob("*/report.json")))
+        (run,) = runs.iterdir()
+        whole = tmp_path / "whole"
+        collected = subprocess.run(
+            [
+                "nsenter",
+                "-t",
+                str(cluster.init_pid),
+                "-n",
+                "-m",
+                "--",
+                str(cli),
+                "collect",
+                str(LAB),
+                "-o",
+                str(whole),
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert collected.returncode in (0, 1), collected.stderr
+    finally:
+        lab.terminate()
+        lab.wait(timeout=30)
+    merged = json.loads((run / "snapshot" / "meta.json").read_text())
+    assert [m["shard"] for m in merged["merged_from"]] == [f"{i}/{SHARDS}" for i in range(SHARDS)]
+    assert sorted(merged["devices"]) == sorted(json.loads((whole / "meta.json").read_text())["devices"])
+    report = json.loads((run / "report.json").read_text())["findings"]
+    one = subprocess.run(
+        [sys.executable, "-m", "netcfg", "check", str(LAB), "--snapshot", str(whole), "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert json.loads(one.stdout)["findings"] == report
