@@ -111,9 +111,10 @@ class Selection:
 
 
 def selected_devices(fabric: Fabric, selection: Selection | None) -> list[str]:
-    """Names of the devices `selection` picks, sorted; InputError if it picks none."""
+    """Names of the devices `selection` picks, sorted; InputError if it picks none, unless it is a
+    shard: with more shards than devices some shards hold none, and `merge` needs every shard."""
     names = sorted(n for n, d in fabric.devices.items() if selection is None or selection.matches(d))
-    if not names:
+    if not names and (selection is None or selection.shard is None):
         where = selection.describe() if selection is not None else fabric.source
         raise InputError(where, f"matches no device of the inventory {fabric.source}; nothing collected")
     return names
@@ -534,7 +535,8 @@ def collect(
             found = _collect_in_processes(shards, len(names), opts.progress, meanwhile)
         else:
             with _progress_bar(opts.progress, len(names)) as advance, _alongside(meanwhile):
-                found = _run(nr, fabric, writer, opts, keys, advance, stop)
+                # An empty shard is written as one, without starting a runner on no host.
+                found = _run(nr, fabric, writer, opts, keys, advance, stop) if names else {}
         meta = _meta(fabric, found, started, time.monotonic() - t0)
         if selection is not None and selection.shard is not None:
             # What `netcfg merge` joins this snapshot by, and checks the others against.

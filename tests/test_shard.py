@@ -161,3 +161,23 @@ def test_merge_refuses_a_snapshot_that_is_no_shard(tmp_path, capsys):
     assert "no shard in meta.json" in err
     err = _error(capsys, "merge", str(tmp_path / "nothing"), "-o", str(tmp_path / "out"))
     assert "not a netcfg snapshot" in err
+
+
+def test_a_shard_that_holds_no_device_is_an_empty_shard_snapshot(lab_fabric, tmp_path, monkeypatch):
+    """With more shards than devices some hold none: such a task writes an empty shard (exit 0),
+    which merge needs as much as the others; a selection without a shard that matches nothing is
+    still refused."""
+    monkeypatch.setenv("NETCFG_USERNAME", USER)
+    monkeypatch.setenv("NETCFG_PASSWORD", PASSWORD)
+    taken = {shard_of(name, 64) for name in lab_fabric.devices}
+    empty = min(set(range(64)) - taken)
+    out = tmp_path / "empty"
+    assert main(["collect", str(LAB), "-o", str(out), "--shard", f"{empty}/64", "--no-host-key-check"]) == 0
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["devices"] == {} and meta["shard"] == {"index": empty, "count": 64, "selection": ""}
+    assert (
+        main(
+            ["collect", str(LAB), "-o", str(tmp_path / "none"), "--device", "nothing*", "--no-host-key-check"]
+        )
+        == 2
+    )
