@@ -24,6 +24,7 @@ SCHEMA_PAGES = {
     "inventory": "schema/inventory.md",
     "policy": "schema/policy.md",
     "waivers": "schema/waivers.md",
+    "faults": "schema/faults.md",
 }
 # What each first part of a rule id is about, as the rule reference groups them.
 GROUPS = {
@@ -109,7 +110,8 @@ def platform_section(name: str) -> str:
     own = sorted(r.id for r in RULES.values() if r.platforms and name in r.platforms)
     out += [
         "",
-        "Rules of this platform's own: " + (", ".join(f"[`{r}`](../rules.md#{r})" for r in own) or "none")
+        "Rules of this platform's own: "
+        + (", ".join(f"[`{r}`](../rules.md#{r})" for r in own) or "none")
         + "; every shared rule applies as well ([Rule reference](../rules.md)).",
         "",
     ]
@@ -177,15 +179,30 @@ def _applies_to(rule: Any, platforms: dict[str, Any]) -> str:
 def schema_page(kind: str) -> str:
     from netcfg.schema import json_schema
 
-    schema = json_schema(kind)
+    if kind == "faults":
+        # The lab's faults file is no user-facing schema of `netcfg schema`, but it is a typed model.
+        from netcfg.lab.devices import FaultsFile
+
+        schema = FaultsFile.model_json_schema()
+    else:
+        schema = json_schema(kind)
     defs: dict[str, Any] = schema.get("$defs", {})  # type: ignore[assignment]
-    titles = {"inventory": "Inventory", "policy": "Policy", "waivers": "Waivers file"}
+    titles = {
+        "inventory": "Inventory",
+        "policy": "Policy",
+        "waivers": "Waivers file",
+        "faults": "Lab faults file",
+    }
+    source = (
+        "the lab's `FaultsFile` model (`netcfg/lab/devices.py`), which `netcfg lab` and `netcfg demo` read"
+        if kind == "faults"
+        else f"the code; `netcfg schema {kind}` prints the same JSON Schema (draft 2020-12), which editors "
+        "read for completion ([Editor completion](../inventory.md#editor-completion))"
+    )
     out = [
         f"# {titles[kind]} schema",
         "",
-        f"Generated from the code when the site is built: `netcfg schema {kind}` prints the same "
-        "JSON Schema (draft 2020-12), which editors read for completion "
-        "([Editor completion](../inventory.md#editor-completion)). Unknown keys are refused.",
+        f"Generated when the site is built from {source}. Unknown keys are refused.",
         "",
     ]
     out += _object_table("Top level", schema)
@@ -208,9 +225,7 @@ def schema_page(kind: str) -> str:
     return "\n".join(out)
 
 
-def _object_table(
-    title: str, node: dict[str, Any], anchor: str | None = None
-) -> list[str]:
+def _object_table(title: str, node: dict[str, Any], anchor: str | None = None) -> list[str]:
     heading = f"## {title}" + (f" {{#{anchor}}}" if anchor else "")
     out = [heading, ""]
     if node.get("description") and anchor:
