@@ -60,10 +60,28 @@ _FACETS = {
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
+    files.append(File.generated(config, "index.md", content=home_page()))
     files.append(File.generated(config, RULES_PAGE, content=rules_page()))
     for kind, page in SCHEMA_PAGES.items():
         files.append(File.generated(config, page, content=schema_page(kind)))
     return files
+
+
+_README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def home_page() -> str:
+    """The site's home is the README, the repository's front door, its links into docs/ made
+    relative to the site (one text, so the two cannot drift apart)."""
+    text = re.sub(r"\]\(docs/", "](", _README.read_text(encoding="utf-8"))
+    # GitHub wants a table's `|` escaped even inside code; Python-Markdown would show the backslash.
+    return "\n".join(
+        _CODE.sub(lambda m: m.group(0).replace("\\|", "|"), line) if line.startswith("|") else line
+        for line in text.split("\n")
+    )
+
+
+_CODE = re.compile(r"`[^`\n]*`")
 
 
 # `<!-- generated: platform NAME -->` in a page: what netcfg collects from a device of that platform.
@@ -89,7 +107,7 @@ def platform_section(name: str) -> str:
     commands = platform.commands(device)
     batches = platform.batches(device)
     out = [
-        f"| `{name}` | |",
+        "| | |",
         "| --- | --- |",
         f"| devices | {platform.description} |",
         f"| kind | {platform.kind} |",
@@ -104,9 +122,7 @@ def platform_section(name: str) -> str:
         "| command | snapshot file | counters or link state |",
         "| --- | --- | --- |",
     ]
-    for command in commands:
-        cli = command.cli.replace("|", "\\|")
-        out.append(f"| `{cli}` | `{command.file}.txt` | {'yes' if command.counters else ''} |")
+    out += [f"| `{c.cli}` | `{c.file}.txt` | {'yes' if c.counters else ''} |" for c in commands]
     own = sorted(r.id for r in RULES.values() if r.platforms and name in r.platforms)
     out += [
         "",
