@@ -263,10 +263,15 @@ def test_console_examples_run_as_shown(page: Path, tmp_path):
 
 def mkdocs_build(config: Path, site: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1", "NO_MKDOCS_2_WARNING": "1"}
+    build = [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(config)]
     return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(config), "--site-dir", str(site)],
-        cwd=config.parent, env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        [*build, "--site-dir", str(site)],
+        cwd=config.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_the_site_builds_strictly_with_every_rule_and_field(tmp_path):
