@@ -250,7 +250,7 @@ def test_a_root_without_sys_is_bad_input(capsys: pytest.CaptureFixture[str], tmp
 
 
 def readme_npd_config() -> dict:
-    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).parent.parent / "docs" / "host-gate.md").read_text(encoding="utf-8")
     (block,) = [b for b in re.findall(r"```json\n(.*?)```", readme, flags=re.S) if "netcfg-host-check" in b]
     return json.loads(block)
 
@@ -289,7 +289,7 @@ NOT_FOUND = "gpu02: cannot judge: lldpcli is not installed (not found on PATH or
 def test_the_readme_plugin_prints_one_line_within_max_output_length(
     tmp_path: Path, faults, missing, status, line
 ):
-    """The README's rule as node-problem-detector runs it (its --interval shortened): exit code and
+    """The host-gate page's rule as node-problem-detector runs it (its --interval shortened): exit code and
     stdout as the custom plugin protocol reads them."""
     config = readme_npd_config()
     root, tools = fake_host(tmp_path, LAB, "gpu02", faults)

@@ -1,6 +1,6 @@
-"""The README's Slurm recipes on a real Slurm: munged, slurmctld and slurmd (Debian's slurm-wlm,
+"""The Slurm recipes of docs/host-gate.md on a real Slurm: munged, slurmctld and slurmd (Debian's slurm-wlm,
 which .ci/run installs) run on this machine with one node, its Prolog and HealthCheckProgram the
-README's scripts, pointing at `netcfg host-check` over a fake host tree.
+page's scripts, pointing at `netcfg host-check` over a fake host tree.
 
 The daemons live in namespaces of the test's own: a network namespace that holds only loopback (no
 port of theirs is seen outside), a mount namespace in which the fake tools are /usr/local/sbin and
@@ -33,7 +33,7 @@ NODE = socket.gethostname().split(".")[0]
 # host-check's deadline in the test's hooks: short, so that a hung tool costs the test little.
 DEADLINE_S = 4
 WAIT_S = 90.0
-# Where the README installs its recipes: the line that names them in their code blocks.
+# Where the host-gate page installs its recipes: the line that names them in their code blocks.
 PROLOG, HEALTH_CHECK = "/etc/slurm/prolog.d/netcfg.sh", "/usr/local/sbin/netcfg-healthcheck"
 
 SLURM_CONF = """\
@@ -140,8 +140,8 @@ class Cluster:
         link.replace(self.tmp / "root")
 
     def recipes(self, strict: bool) -> None:
-        """The README's prolog and health check, pointing at this checkout and the lab inventory."""
-        readme = (ROOT / "README.md").read_text(encoding="utf-8")
+        """The host-gate page's prolog and health check, pointing at this checkout and the lab inventory."""
+        readme = (ROOT / "docs" / "host-gate.md").read_text(encoding="utf-8")
         blocks = re.findall(r"```sh\n(.*?)```", readme, flags=re.S)
         for name, where in (("prolog.sh", PROLOG), ("healthcheck.sh", HEALTH_CHECK)):
             (script,) = [b for b in blocks if b.splitlines()[1:2] == [f"# {where}"]]
