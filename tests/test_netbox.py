@@ -204,3 +204,19 @@ def test_what_cannot_be_placed_is_refused_by_name(break_it, names, expected, tmp
     assert expected in output
     assert TOKEN not in output
     assert not (tmp_path / "inv").exists()
+
+
+def test_an_answer_that_is_not_netbox_is_refused(tmp_path, monkeypatch, capsys):
+    recording = load_recording()
+    recording["responses"][0]["results"] = [42, "gpu01"]
+    code, output, _ = import_fabric(recording, tmp_path / "inv", monkeypatch, capsys)
+    assert code == 2
+    assert output.startswith("netcfg: error: http://127.0.0.1:") and output.count("\n") == 1
+    assert "not NetBox's paginated list of objects" in output
+    # Nothing listening: named as such (exit 2), not netcfg's crash.
+    monkeypatch.setenv(ENV, TOKEN)
+    with netbox_server(recording, TOKEN) as (url, _):
+        pass  # the port is free again once the server is closed
+    code = main([*COMMAND, url, "--token-env", ENV, "--filter", "site=a", *named(tmp_path / "inv")])
+    assert code == 2
+    assert "cannot reach NetBox (ConnectionError)" in capsys.readouterr().err

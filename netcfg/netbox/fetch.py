@@ -20,6 +20,7 @@ INSTALL = "pip install 'pynetbox>=7.4,<8' (netcfg's `netbox` extra)"
 # Device ids per interface or cable query: NetBox takes repeated device_id parameters, and a URL of
 # a few KiB passes every proxy.
 IDS_PER_QUERY = 100
+NETBOX_URL = "expected NetBox's base URL (https://netbox.example.com) and its REST API"
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,25 +79,28 @@ def fetch(url: str, token: str, filters: dict[str, list[str]]) -> Recorded:
     api = pynetbox.api(url, token=token)
     where = shown_url(url)
     try:
-        raw_devices = list(api.dcim.devices.filter(**filters))
-        ids = sorted(d.id for d in raw_devices)
-        raw_interfaces = list(_by_device(api.dcim.interfaces, ids))
-        raw_cables = list(_by_device(api.dcim.cables, ids))
+        raw_devices = [dict(d) for d in api.dcim.devices.filter(**filters)]
+        ids = sorted(d["id"] for d in raw_devices)
+        raw_interfaces = [dict(i) for i in _by_device(api.dcim.interfaces, ids)]
+        raw_cables = [dict(c) for c in _by_device(api.dcim.cables, ids)]
     except pynetbox.RequestError as exc:
         raise InputError(where, _scrub(_request_error(exc), token)) from None
     except requests.RequestException as exc:
         raise InputError(where, _scrub(f"cannot reach NetBox ({exc.__class__.__name__})", token)) from None
-    except ValueError:
-        # requests' JSON decoding error: not NetBox's API at this URL.
+    except (pynetbox.ContentError, ValueError):
+        raise InputError(where, f"the answer is not JSON; {NETBOX_URL}") from None
+    except (TypeError, AttributeError, KeyError):
+        # pynetbox builds its records from each listed object: these say an object was no mapping.
         raise InputError(
-            where, "the answer is not JSON; expected NetBox's base URL (https://netbox.example.com)"
+            where,
+            f"the answer is not NetBox's paginated list of objects (count, next, results); {NETBOX_URL}",
         ) from None
-    devices = [parse(NbDevice, dict(d), "device") for d in raw_devices]
+    devices = [parse(NbDevice, d, "device") for d in raw_devices]
     if not devices:
         shown = " ".join(f"{k}={v}" for k, vs in filters.items() for v in vs)
         raise InputError(where, f"no device matches {shown}; expected the fabric's devices (check --filter)")
-    interfaces = [parse(NbInterface, dict(i), "interface") for i in raw_interfaces]
-    cables = {c.id: c for c in (parse(NbCable, dict(c), "cable") for c in raw_cables)}
+    interfaces = [parse(NbInterface, i, "interface") for i in raw_interfaces]
+    cables = {c.id: c for c in (parse(NbCable, c, "cable") for c in raw_cables)}
     return Recorded(devices, interfaces, sorted(cables.values(), key=lambda c: c.id))
 
 
@@ -110,7 +114,7 @@ def _request_error(exc: Exception) -> str:
     if status in (401, 403):
         return f"NetBox refused the token (HTTP {status}); expected a valid API token with read access"
     if status == 404:
-        return "no NetBox API at this URL (HTTP 404); expected NetBox's base URL (https://netbox.example.com)"
+        return f"no NetBox API at this URL (HTTP 404); {NETBOX_URL}"
     return f"NetBox answered HTTP {status}; expected the device, interface and cable lists"
 
 
