@@ -25,7 +25,7 @@ import json
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
@@ -75,7 +75,6 @@ class Placed:
     addresses: dict[str, str]
     # Cables left out: console, power and management cables, and cables to devices outside the filter.
     left_out: int = 0
-    roles: dict[str, Role] = field(default_factory=dict)
 
 
 def parse_mapping(items: Sequence[str], option: str, allowed: Sequence[str]) -> dict[str, str]:
@@ -122,7 +121,7 @@ def place(recorded: Recorded, roles: dict[str, str], platforms: dict[str, str]) 
             cables.append(row)
     order = _device_order(list(devices.values()))
     rank = {s["name"]: i for i, s in enumerate(order)}
-    cables.sort(key=lambda r: (TIER[placed_roles[r[0]]], r[0], port_sort_key(r[1])))
+    cables.sort(key=lambda r: (TIER[placed_roles[r[0]]], port_sort_key(r[0]), port_sort_key(r[1])))
     return Placed(
         devices=order,
         cables=cables,
@@ -130,7 +129,6 @@ def place(recorded: Recorded, roles: dict[str, str], platforms: dict[str, str]) 
         policy=_policy(recorded.devices),
         addresses=dict(sorted(addresses.items(), key=lambda kv: rank[kv[0]])),
         left_out=left_out,
-        roles=placed_roles,
     )
 
 
