@@ -265,6 +265,36 @@ def cmd_generate(args: argparse.Namespace, console: Console) -> int:
     return EXIT_OK
 
 
+@command("inventory from-netbox")
+def cmd_from_netbox(args: argparse.Namespace, console: Console) -> int:
+    import tempfile
+
+    from netcfg.model import Role
+    from netcfg.netbox.fetch import fetch, parse_filters, read_token, shown_url
+    from netcfg.netbox.place import parse_mapping, place
+    from netcfg.netbox.write import inventory_files, write_inventory
+
+    filters = parse_filters(args.filter or [])
+    roles = parse_mapping(args.role or [], "--role", [r.value for r in Role])
+    platforms = parse_mapping(args.platform or [], "--platform", platform_names())
+    token = read_token(args.token_env)
+    placed = place(fetch(args.url, token, filters), roles, platforms)
+    shown = " ".join(f"{k}={v}" for k, values in filters.items() for v in values)
+    files = inventory_files(placed, args.name, f"{shown_url(args.url)} ({shown})")
+    # The inventory is loaded as `netcfg check` will load it before anything reaches --output.
+    with tempfile.TemporaryDirectory(prefix="netcfg-netbox-") as scratch:
+        load(str(write_inventory(Path(scratch), files, overwrite=False)))
+    path = write_inventory(Path(args.output), files, args.overwrite)
+    fabric = load_fabric(path)
+    console.print(
+        Text(
+            f"wrote {path}: {len(fabric.devices)} devices, {len(fabric.links)} links; {placed.left_out} "
+            "cable(s) left out (console, power, management, or to devices outside the filter)"
+        )
+    )
+    return EXIT_OK
+
+
 @command("lab snapshot")
 def cmd_lab_snapshot(args: argparse.Namespace, console: Console) -> int:
     from netcfg.lab.devices import load_faults
@@ -641,6 +671,29 @@ def build_parser() -> argparse.ArgumentParser:
         "--servers-per-su", type=whole_number(1, MAX_COUNT), default=32, help="servers per SU (default 32)"
     )
     g.add_argument("--rails", type=whole_number(1, 64), default=8, help="rails = NICs per server (default 8)")
+
+    nb = inv.add_parser(
+        "from-netbox", help="write the explicit inventory of a fabric held in NetBox (devices, cables)"
+    )
+    nb.add_argument("url", help="NetBox's base URL, e.g. https://netbox.example.com")
+    nb.add_argument(
+        "--token-env",
+        required=True,
+        help="environment variable holding the NetBox API token (never the token)",
+    )
+    nb.add_argument(
+        "--filter",
+        action="append",
+        required=True,
+        help="NetBox device filter KEY=VALUE, e.g. site=pod1 or tag=ai-fabric (repeatable)",
+    )
+    nb.add_argument("--name", type=fabric_name, required=True, help="fabric name of the inventory")
+    nb.add_argument("-o", "--output", required=True, help="folder to write fabric.yaml and cabling.csv into")
+    nb.add_argument(
+        "--overwrite", action="store_true", help="replace files in the folder that netcfg did not write"
+    )
+    nb.add_argument("--role", action="append", help="map a NetBox role slug: SLUG=leaf|spine|superspine|host")
+    nb.add_argument("--platform", action="append", help="map a NetBox platform slug: SLUG=eos|sonic|...")
 
     lab = sub.add_parser("lab", help="the simulated fabric").add_subparsers(
         dest="lab_command", required=True, parser_class=_Parser
