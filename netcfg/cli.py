@@ -41,6 +41,7 @@ from netcfg.sources import (
     check_earlier,
     config_states,
     intent_states,
+    missing_configs,
     snapshot_states,
     unreadable_output,
 )
@@ -104,8 +105,13 @@ def cmd_render(args: argparse.Namespace, console: Console) -> int:
 def _states(args: argparse.Namespace, fabric: Fabric, policy: Policy) -> tuple[dict, str]:
     if args.configs and args.snapshot:
         raise InputError("--configs/--snapshot", "give one source of state, not both")
+    if args.allow_missing and not args.configs:
+        raise InputError("--allow-missing", "is about a config folder: give --configs too")
     if args.configs:
-        return config_states(fabric, Path(args.configs)), f"configs {args.configs}"
+        states = config_states(fabric, Path(args.configs))
+        if not args.allow_missing:
+            missing_configs(fabric, states, Path(args.configs))
+        return states, f"configs {args.configs}"
     if args.snapshot:
         return snapshot_states(fabric, Path(args.snapshot)), f"snapshot {args.snapshot}"
     return intent_states(fabric, policy), "rendered intent"
@@ -114,6 +120,7 @@ def _states(args: argparse.Namespace, fabric: Fabric, policy: Policy) -> tuple[d
 def emit(report: Report, args: argparse.Namespace, console: Console) -> int:
     """Print or write the report; exit 1 when a finding is at or above --fail-on."""
     report.repo_root = Path(args.repo_root) if args.repo_root else None
+    report.fail_on = Severity(args.fail_on)
     if report.inventory is None and getattr(args, "inventory", None):
         report.inventory = str(inventory_file(Path(args.inventory)))
     if args.format == "table" and not args.output:
@@ -168,6 +175,8 @@ def cmd_check(args: argparse.Namespace, console: Console) -> int:
         inventory=fabric.source,
         layout=fabric_layout(fabric, states),
     )
+    if args.configs:
+        report.planned, report.config_folder = len(fabric.devices), args.configs
     return emit(report, args, console)
 
 
@@ -616,6 +625,11 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="check rendered intent, config files or a snapshot against the policy")
     c.add_argument("inventory")
     c.add_argument("--configs", help="folder of <device>.cfg / <device>.sh files (pre-merge check)")
+    c.add_argument(
+        "--allow-missing",
+        action="store_true",
+        help="with --configs: check the devices that have a config file, list the others as not checked",
+    )
     c.add_argument("--snapshot", help="snapshot folder <snapshot>/<device>/<command>.txt")
     c.add_argument(
         "--previous", help="an earlier snapshot of the same fabric: counter rates are judged since it"

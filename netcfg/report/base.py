@@ -44,6 +44,13 @@ class Report:
     layout: FabricLayout | None = None
     # What changed since the previous audit; None: there was no earlier audit to compare with.
     drift: list[Change] | None = None
+    # The severity from which a finding fails the run (`--fail-on`): test reports show exactly those
+    # findings as failed tests, so a passing job never shows a failed test.
+    fail_on: Severity = Severity.ERROR
+    # The devices of the inventory and the folder of config files they were read from, when the
+    # source is a config folder: the summary says how many of them had a file.
+    planned: int | None = None
+    config_folder: str | None = None
 
     def __post_init__(self) -> None:
         # Device text reaches every format through here, neutral once for all of them (the terminal
@@ -61,9 +68,25 @@ class Report:
             "fabric": self.fabric,
             "source": self.source,
             "devices_checked": self.devices_checked,
+            **({} if self.planned is None else {"devices_planned": self.planned}),
             "findings": {s.value: counts.get(s.value, 0) for s in Severity},
             **self.extra,
         }
+
+    def checked_line(self) -> str:
+        """How many devices were checked, and from what: `18 devices checked`, or for a config
+        folder `16 of 18 devices checked from config files in configs/`."""
+        n = self.devices_checked
+        text = (
+            f"{n} of {self.planned} devices checked"
+            if self.planned not in (None, n)
+            else f"{n} devices checked"
+        )
+        return f"{text} from config files in {self.config_folder}" if self.config_folder else text
+
+    def fails(self, finding: Finding) -> bool:
+        """The finding fails the run (it is at or above `--fail-on`)."""
+        return finding.severity.rank >= self.fail_on.rank
 
 
 def _neutral_finding(finding: Finding) -> Finding:

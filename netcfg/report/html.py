@@ -227,7 +227,7 @@ def _header(report: Report, statuses: list[str]) -> str:
     return (
         f"<header><h1>netcfg report: {escape(report.fabric)}</h1>"
         f"<p>Source: {escape(report.source)} · {report.created:%Y-%m-%d %H:%M:%S} UTC · "
-        f"{report.devices_checked} devices checked</p>"
+        f"{escape(report.checked_line())}</p>"
         f"<p>{badges} <span id=verdict class='verdict {cls}'>{escape(verdict)}</span></p>"
         f"<p class=legend>{legend}</p></header>"
     )

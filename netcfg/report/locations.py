@@ -35,6 +35,38 @@ def repo_relative_uri(path: str, root: Path) -> str:
         ) from None
 
 
+class Places:
+    """Where each finding stands in the repository, as CI tools resolve it: the config file and line
+    of the setting, else the device's entry in the inventory (live audits, rendered intent), since a
+    finding without a file is dropped by code scanning and placed nowhere by the annotators.
+
+    `strict`: a file outside `root` is refused (SARIF, Code Quality: only repository paths resolve);
+    otherwise it keeps the path it was given (JUnit, which Jenkins also reads outside any repository)."""
+
+    def __init__(self, root: Path, inventory: str | None, strict: bool = True) -> None:
+        self.root = root
+        self.strict = strict
+        self.inventory = self.path(inventory) if inventory else None
+        self.lines = device_lines(inventory) if inventory else {}
+
+    def path(self, path: str) -> str:
+        if self.strict:
+            return repo_relative_uri(path, self.root)
+        try:
+            return repo_relative_uri(path, self.root)
+        except InputError:
+            return path
+
+    def of(self, finding: Finding) -> tuple[str, int] | None:
+        """(path, 1-based line); line 1 stands for a file whose line netcfg does not know."""
+        if finding.file is not None:
+            return self.path(finding.file), finding.line or 1
+        if self.inventory is not None:
+            line = self.lines.get(finding.device) or self.lines.get("") or 1
+            return self.inventory, line
+        return None
+
+
 def device_lines(inventory: str) -> dict[str, int]:
     """1-based line of each device's entry in an explicit inventory; the `topology` line stands for
     every device of a compact one (key "")."""

@@ -7,7 +7,6 @@ result without a physical location; the device itself stays in `logicalLocations
 
 from __future__ import annotations
 
-import hashlib
 import json
 from importlib import metadata
 from pathlib import Path
@@ -15,21 +14,23 @@ from pathlib import Path
 from netcfg import __version__
 from netcfg.checks.catalogue import RULES
 from netcfg.report.base import Report
-from netcfg.report.locations import device_lines, repo_relative_uri
+from netcfg.report.identity import fingerprints
+from netcfg.report.locations import Places
 from netcfg.rules import Finding, Rule
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 # Code scanning resolves %SRCROOT% to the checkout: the URIs below are relative to it.
 SRCROOT = "%SRCROOT%"
-FINGERPRINT = "netcfgFinding/v1"
+# v2: the identity leaves out the line and tells apart findings of one device, rule and ports.
+FINGERPRINT = "netcfgFinding/v2"
 
 
 def sarif_report(report: Report) -> str:
     root = report.repo_root or Path.cwd()
     rules = sorted(RULES.values(), key=lambda r: r.id)
     index = {r.id: i for i, r in enumerate(rules)}
-    inventory = _Inventory(report.inventory, root) if report.inventory else None
+    places = Places(root, report.inventory)
     driver: dict[str, object] = {
         "name": "netcfg",
         "version": __version__,
@@ -43,20 +44,12 @@ def sarif_report(report: Report) -> str:
         "tool": {"driver": driver},
         # One category per fabric: uploads for two fabrics do not replace each other's alerts.
         "automationDetails": {"id": f"netcfg/{report.fabric}/"},
-        "results": [_result(f, index[f.rule], root, inventory) for f in report.findings],
+        "results": [
+            _result(f, index[f.rule], places.of(f), fingerprint)
+            for f, fingerprint in zip(report.findings, fingerprints(report.findings), strict=True)
+        ],
     }
     return json.dumps({"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}, indent=2) + "\n"
-
-
-class _Inventory:
-    """The inventory file as a SARIF location, and the line of each device in it."""
-
-    def __init__(self, path: str, root: Path) -> None:
-        self.uri = repo_relative_uri(path, root)
-        self.lines = device_lines(path)
-
-    def line_of(self, device: str) -> int:
-        return self.lines.get(device) or self.lines.get("") or 1
 
 
 def _rule(r: Rule) -> dict[str, object]:
@@ -76,7 +69,9 @@ def _rule(r: Rule) -> dict[str, object]:
     }
 
 
-def _result(f: Finding, rule_index: int, root: Path, inventory: _Inventory | None) -> dict[str, object]:
+def _result(
+    f: Finding, rule_index: int, place: tuple[str, int] | None, fingerprint: str
+) -> dict[str, object]:
     where = f"{f.device} {f.interface}" if f.interface else f.device
     location: dict[str, object] = {
         "logicalLocations": [
@@ -87,17 +82,15 @@ def _result(f: Finding, rule_index: int, root: Path, inventory: _Inventory | Non
             }
         ]
     }
-    if f.file is not None:
-        location["physicalLocation"] = _physical(repo_relative_uri(f.file, root), f.line or 1)
-    elif inventory is not None:
-        location["physicalLocation"] = _physical(inventory.uri, inventory.line_of(f.device))
+    if place is not None:
+        location["physicalLocation"] = _physical(*place)
     return {
         "ruleId": f.rule,
         "ruleIndex": rule_index,
         "level": LEVELS[f.severity.value],
         "message": {"text": f"{where}: {f.message}"},
         "locations": [location],
-        "partialFingerprints": {FINGERPRINT: hashlib.sha256(f.item.encode()).hexdigest()},
+        "partialFingerprints": {FINGERPRINT: fingerprint},
         "properties": {
             "device": f.device,
             "interface": f.interface,

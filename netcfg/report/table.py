@@ -39,7 +39,5 @@ def print_table(report: Report, console: Console) -> None:
             table.add_row(Text(f.severity.value, style=STYLES[f.severity.value]), *map(Text, cells))
         console.print(table)
     console.print(
-        Text(
-            f"{report.devices_checked} devices checked: " + ", ".join(f"{v} {k}" for k, v in counts.items())  # type: ignore[union-attr]
-        )
+        Text(f"{report.checked_line()}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))  # type: ignore[union-attr]
     )
