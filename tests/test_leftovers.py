@@ -90,3 +90,16 @@ def test_snapshots_moved_aside_by_a_killed_run_are_removed_by_the_next_collectio
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         [users.name, alive.name, old_shape.name, "snap"]
     )
+
+
+def test_a_report_killed_mid_write_leaves_a_temporary_file_the_next_report_removes(tmp_path, capsys):
+    report = tmp_path / "report.txt"
+    assert main(["check", str(LAB), "--output", str(report)]) in (0, 1)
+    pid = dead_pid()
+    left = tmp_path / f".report.txt.netcfg-{pid}-0123abcd"
+    left.write_text("half a report")
+    other = tmp_path / f".notes.txt.netcfg-{pid}-0123abcd"
+    other.write_text("mine")
+    assert main(["check", str(LAB), "--output", str(report)]) in (0, 1)
+    assert not left.exists() and other.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([report.name, other.name])
