@@ -22,8 +22,8 @@ from netcfg.rules import Finding, Severity
 from tests.conftest import ROOT
 
 DEPLOY = ROOT / "deploy" / "kubernetes"
-# The oldest Kubernetes release still supported upstream at the time of writing, and the newest the
-# schema bundle holds.
+# An older Kubernetes release a site may still run (the manifests use nothing newer), and the newest
+# the schema bundle holds.
 VERSIONS = ("1.32.0", kubernetes_validate.utils.latest_version())
 # Kubernetes' own name syntax (apimachinery validation): a qualified name (an optional DNS-subdomain
 # prefix and `/`, then at most 63 alphanumerics with `-_.` inside), a label value, a DNS subdomain.
