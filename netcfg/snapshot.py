@@ -19,7 +19,7 @@ from typing import Any
 
 from netcfg.errors import InputError, OutputError
 from netcfg.files import decode_output, list_dir, read_bytes
-from netcfg.scratch import Scratch, sweep
+from netcfg.scratch import Scratch, aside_name, sweep
 
 META_FILE = "meta.json"
 # What a device folder's command outputs are named: netcfg writes `.txt`, collectors also keep `.json`.
@@ -134,7 +134,7 @@ def check_target(target: Path, replace: bool) -> None:
 
 def discard(folder: Path) -> None:
     """Remove a snapshot netcfg wrote in this run: hidden first, so no reader sees it half-removed."""
-    hidden = folder.with_name(f".{folder.name}.discarded")
+    hidden = aside_name(folder, "discarded")
     try:
         folder.rename(hidden)
     except OSError:
@@ -221,7 +221,7 @@ class SnapshotWriter:
         old = None
         try:
             if self.target.exists() and any(self.target.iterdir()):
-                old = self.target.with_name(f"{self.tmp.name}.replaced")
+                old = aside_name(self.target, "replaced")
                 self.target.rename(old)
             try:
                 self.tmp.replace(self.target)

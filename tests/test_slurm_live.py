@@ -235,6 +235,33 @@ def test_a_faulty_node_is_drained_with_netcfg_s_headline(cluster: Cluster, tmp_p
     assert reasons.strip() == "gpu02: 1 finding: qos.trust"
 
 
+def test_the_prolog_on_a_faulty_node_drains_it_and_requeues_the_job_held(cluster: Cluster, tmp_path: Path):
+    """The prolog alone (the health check does nothing here): exit 1 on findings, so slurmd drains
+    the node ("Prolog error") and slurmctld requeues the batch job, held, as the README says."""
+    cluster.recipes(strict=False)
+    health = cluster.tmp / "healthcheck.sh"
+    health.with_suffix(".new").write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+    health.with_suffix(".new").chmod(0o755)
+    health.with_suffix(".new").replace(health)
+    cluster.host(tmp_path, DeviceFaults(trust="pcp"))
+    assert cluster.run("scontrol", "update", f"nodename={NODE}", "state=resume").returncode == 0
+    cluster.wait_for("resumed node", lambda: "DRAIN" not in cluster.node().get("State", ""))
+    submitted = cluster.run("sbatch", "--parsable", "-N1", "-t", "1", "--wrap", "true")
+    assert submitted.returncode == 0, submitted.stderr
+    job = submitted.stdout.strip().split(";")[0]
+
+    def state() -> dict[str, str]:
+        shown = cluster.run("scontrol", "show", "job", job, "-o").stdout
+        return dict(re.findall(r"(\w+)=((?:\S| (?!\w+=))*)", shown))
+
+    cluster.wait_for("drain by the prolog", lambda: "DRAIN" in cluster.node().get("State", ""))
+    assert cluster.node()["Reason"].startswith("Prolog error"), cluster.node()
+    cluster.wait_for("requeued job", lambda: state().get("Restarts", "0") != "0")
+    shown = state()
+    assert shown["JobState"] == "PENDING" and "held" in shown["Reason"].lower(), shown
+    cluster.run("scancel", job)
+
+
 SHARDS = 3
 
 
