@@ -168,11 +168,20 @@ class Browser:
         # The load event comes before the first frames are painted, and the page's sections
         # (`content-visibility: auto`) are laid out only in a frame that finds them on screen: on a
         # busy machine a screenshot taken at once showed cells not yet painted.
+        self.frames()
+
+    def frames(self) -> None:
+        """Wait for two painted frames: what a resize or a change laid out is on screen after them."""
         self.send(
             "Runtime.evaluate",
             expression="new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))",
             awaitPromise=True,
         )
+
+    def fit_page(self, width: int) -> None:
+        """Make the viewport as tall as the page, so one screenshot holds all of it."""
+        self.resize(width, int(self.evaluate("document.documentElement.scrollHeight")))
+        self.frames()
 
     def resize(self, width: int, height: int) -> None:
         self.send(
