@@ -259,7 +259,11 @@ def _header(report: Report, statuses: list[str]) -> str:
         verdict, cls = "PASS", "o"
     if unchecked and errors:
         verdict += f"; {unchecked} device(s) could not be checked"
-    legend = "".join(f"<b class={s}>{LABEL[s]}: {escape(t)}</b>" for s, t in STATUS_TEXT.items())
+    # The label names the status; the legend adds only what the label does not say.
+    legend = "".join(
+        f"<b class={s}>{LABEL[s]}" + (f" ({escape(t.split(': ', 1)[1])})" if ": " in t else "") + "</b>"
+        for s, t in STATUS_TEXT.items()
+    )
     return (
         f"<header><h1>netcfg report: {escape(report.fabric)}</h1>"
         f"<p>Source: {escape(report.source)} · {report.created:%Y-%m-%d %H:%M:%S} UTC · "

@@ -24,7 +24,12 @@ LABEL = {
     "o": "✓ no findings",
     "n": "– no state",
 }
-_PLURAL = {"e": "errors", "u": "not checked", "w": "warnings", "i": "info"}
+_NOUN = {
+    "e": ("error", "errors"),
+    "u": ("not checked",) * 2,
+    "w": ("warning", "warnings"),
+    "i": ("info",) * 2,
+}
 
 
 def sev(status: str) -> str:
@@ -32,7 +37,7 @@ def sev(status: str) -> str:
 
 
 def _counts(statuses: Counter[str]) -> str:
-    return ", ".join(f"{statuses[s]} {_PLURAL[s]}" for s in ORDER if statuses[s])
+    return ", ".join(f"{statuses[s]} {_NOUN[s][statuses[s] > 1]}" for s in ORDER if statuses[s])
 
 
 def _worst_first(statuses: Counter[str]) -> tuple[int, ...]:
