@@ -409,7 +409,18 @@ def test_a_32768_gpu_fabric_opens_on_what_is_wrong_and_where(tmp_path, browser):
         host = configs / "gpu205.sh"
         host.write_text(host.read_text().replace("--trust dscp", "--trust pcp"))
         assert (
-            main(["check", str(inventory), "--configs", str(configs), "--format", "html", "-o", str(page)])
+            main(
+                [
+                    "check",
+                    str(inventory),
+                    "--configs",
+                    str(configs),
+                    "--format",
+                    "html",
+                    "--output",
+                    str(page),
+                ]
+            )
             == 1
         )
     # The page stays a size a browser and a mail attachment take.
