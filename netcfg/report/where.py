@@ -90,7 +90,8 @@ def where_section(findings: list[Finding], statuses: list[str], layout: FabricLa
     for su, devices in units:
         counts = unit_counts(devices)
         rails = sorted({r for ids in devices.values() for i in ids for r in places.rails(findings[i])})
-        name = f"SU {su}" if su is not None else "core and devices outside any SU"
+        outside = "core and devices outside any SU" if layout else "devices (the report has no fabric layout)"
+        name = f"SU {su}" if su is not None else outside
         on_rails = f" · rails {', '.join(map(str, rails))}" if rails else ""
         out.append(
             f"<li><details><summary>{sev(_worst(counts))} <b>{name}</b>: "
