@@ -127,7 +127,7 @@ def _untimed(junit: str) -> str:
     [
         ("markdown", "| error | `qos.trust` | gpu05 |"),
         ("sarif", '"ruleId": "qos.trust"'),
-        ("html", "<td class=e>error<td>qos.trust<td>gpu05<td>eth0-3"),
+        ("html", "<td><span class='sev e'>✖ error</span><td>qos.trust<td>gpu05<td>eth0-3"),
     ],
 )
 def test_text_formats(capsys, fmt, marker):
