@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -251,3 +254,27 @@ def test_any_mix_of_owned_drift_and_production_tables_is_patched_safely(
 ):
     intended, running = configs
     check_safe(intended, production(running, foreign, fields, drift, stock))
+
+
+def test_the_patch_is_the_same_in_every_run(tmp_path):
+    """String hashing changes from one Python process to the next: the patch, a change record that
+    operators review and diff, must not."""
+    multi = MULTI
+    snapshot = tmp_path / "multi"
+    run = [sys.executable, "-m", "netcfg"]
+    subprocess.run(
+        [*run, "lab", "snapshot", str(multi), "--faults", str(multi / "faults.yaml"), "-o", str(snapshot)],
+        check=True,
+        capture_output=True,
+    )
+    outputs = {
+        subprocess.run(
+            [*run, "diff", str(multi), "--snapshot", str(snapshot)],
+            env=os.environ | {"PYTHONHASHSEED": str(seed), "COLUMNS": "160"},
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout
+        for seed in (1, 2, 3)
+    }
+    assert len(outputs) == 1 and '"op"' in outputs.pop()

@@ -41,7 +41,8 @@ def remediation(device: str, intended: str, running: str, source: str) -> Remedi
     except Unreadable as exc:
         raise InputError(f"{device}: {source}:{exc.line}", f"{exc.why}; expected config_db JSON") from None
     view = owned(have, want)
-    touched = set(view) | set(want)
+    # Sorted: a set's order changes from run to run, and so would the patch's.
+    touched = sorted(set(view) | set(want))
     before = {t: have[t] for t in touched if t in have}
     patch = jsonpatch.make_patch(before, restored(have, want))
     if not patch.patch:
@@ -88,7 +89,7 @@ def restored(have: Tables, want: Tables) -> Tables:
     """The running tables netcfg's intent touches, with every owned field as intended and every other
     field as it is; an entry left with no field is gone."""
     out: Tables = {}
-    for table in set(owned(have, want)) | set(want):
+    for table in sorted(set(owned(have, want)) | set(want)):
         entries = copy.deepcopy(have.get(table, {}))
         for key, fields in list(entries.items()):
             kept = {f: v for f, v in fields.items() if not owns_field(table, key, f, v, have, want)}
