@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-mix bench-live conformance clean
+.PHONY: demo test lint docs bench bench-mix bench-live bench-shards conformance clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -24,6 +24,17 @@ lint: $(STAMP)
 	$(BIN)/ruff check netcfg tests bench
 	$(BIN)/ruff format --check netcfg tests bench
 
+DOCS_STAMP := $(VENV)/.installed-docs
+
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[docs]'
+	touch $(DOCS_STAMP)
+
+# The MkDocs site in site/ (gitignored). Strict: a broken link, a missing page or a rule without
+# its reference entry fails the build. Nothing is fetched at build time.
+docs: $(DOCS_STAMP)
+	$(BIN)/python -m mkdocs build --strict --site-dir site
+
 bench: $(STAMP)
 	$(BIN)/python bench/offline.py
 
@@ -33,9 +44,12 @@ bench-mix: $(STAMP)
 bench-live: $(STAMP)
 	$(BIN)/python bench/live.py
 
+bench-shards: $(STAMP)
+	$(BIN)/python bench/shards.py
+
 conformance: $(STAMP)
 	@test -d ../shared/corpus || { echo "no ../shared/corpus here: conformance not run"; exit 0; }; \
 	NETCFG_CONFORMANCE=1 $(BIN)/python -m pytest tests/conformance -q
 
 clean:
-	rm -rf $(VENV) out snapshots reports
+	rm -rf $(VENV) out snapshots reports site

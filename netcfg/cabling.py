@@ -75,6 +75,14 @@ _INTERFACE_TYPE = "dcim.interface"
 _UNIT_NAMES = "km, m, cm, mi, ft or in (or NetBox's Kilometers, Meters, Centimeters, Miles, Feet, Inches)"
 
 
+UNIT_NAMES = _UNIT_NAMES
+
+
+def metres_per_unit(unit: str) -> float | None:
+    """Metres in one NetBox length unit (its value `m` or its label `Meters`); None if unknown."""
+    return _UNITS.get(unit.casefold())
+
+
 @dataclass(frozen=True, slots=True)
 class CablingDefaults:
     speed_gbps: int | None = None

@@ -25,6 +25,7 @@ from netcfg.generate import write_generated_inventory
 from netcfg.hostcheck import DEFAULT_DEADLINE_S
 from netcfg.interrupt import raise_on_signals
 from netcfg.inventory import MAX_COUNT, inventory_file, load_fabric
+from netcfg.merge import DEFAULT_WINDOW_S
 from netcfg.model import Fabric
 from netcfg.nornir_inventory import Login, read_connections, read_login
 from netcfg.output import write_report
@@ -189,7 +190,14 @@ def cmd_host_check(args: argparse.Namespace, console: Console) -> int:
         # slurmd stops a prolog with SIGTERM: the tools then running are ended, not left behind.
         with raise_on_signals():
             result = host_check(
-                fabric, policy, device, Path(args.root), args.interval, args.timeout, args.deadline
+                fabric,
+                policy,
+                device,
+                Path(args.root),
+                args.interval,
+                args.timeout,
+                args.deadline,
+                save=Path(args.save) if args.save else None,
             )
     except Interrupted as exc:
         return _interrupted(exc)
@@ -266,6 +274,36 @@ def cmd_generate(args: argparse.Namespace, console: Console) -> int:
     return EXIT_OK
 
 
+@command("inventory from-netbox")
+def cmd_from_netbox(args: argparse.Namespace, console: Console) -> int:
+    import tempfile
+
+    from netcfg.model import Role
+    from netcfg.netbox.fetch import fetch, parse_filters, read_token, shown_url
+    from netcfg.netbox.place import parse_mapping, place
+    from netcfg.netbox.write import inventory_files, write_inventory
+
+    filters = parse_filters(args.filter or [])
+    roles = parse_mapping(args.role or [], "--role", [r.value for r in Role])
+    platforms = parse_mapping(args.platform or [], "--platform", platform_names())
+    token = read_token(args.token_env)
+    placed = place(fetch(args.url, token, filters), roles, platforms)
+    shown = " ".join(f"{k}={v}" for k, values in filters.items() for v in values)
+    files = inventory_files(placed, args.name, f"{shown_url(args.url)} ({shown})")
+    # The inventory is loaded as `netcfg check` will load it before anything reaches --output.
+    with tempfile.TemporaryDirectory(prefix="netcfg-netbox-") as scratch:
+        load(str(write_inventory(Path(scratch), files, overwrite=False)))
+    path = write_inventory(Path(args.output), files, args.overwrite)
+    fabric = load_fabric(path)
+    console.print(
+        Text(
+            f"wrote {path}: {len(fabric.devices)} devices, {len(fabric.links)} links; {placed.left_out} "
+            "cable(s) left out (console, power, management, or to devices outside the filter)"
+        )
+    )
+    return EXIT_OK
+
+
 @command("lab snapshot")
 def cmd_lab_snapshot(args: argparse.Namespace, console: Console) -> int:
     from netcfg.lab.devices import load_faults
@@ -308,8 +346,10 @@ def _collect_options(args: argparse.Namespace) -> CollectOptions:
 
 def _selection(args: argparse.Namespace) -> Selection:
     from netcfg.collect import Selection
+    from netcfg.shard import parse_shard
 
-    return Selection(device_glob=args.device, role=args.role, rail=args.rail)
+    shard = parse_shard(args.shard) if args.shard is not None else None
+    return Selection(device_glob=args.device, role=args.role, rail=args.rail, shard=shard)
 
 
 def _interrupted(exc: Interrupted) -> int:
@@ -336,6 +376,17 @@ def cmd_collect(args: argparse.Namespace, console: Console) -> int:
     for name, (kind, message) in sorted(failed.items()):
         console.print(f"  {name}: {kind}: {neutral(message)}", markup=False)
     return EXIT_FINDINGS if failed else EXIT_OK
+
+
+@command("merge")
+def cmd_merge(args: argparse.Namespace, console: Console) -> int:
+    from netcfg.merge import merge_shards
+
+    path = merge_shards(
+        [Path(p) for p in args.shards], Path(args.output), args.window, replace=args.overwrite
+    )
+    console.print(f"merged {len(args.shards)} shards into {path}/")
+    return EXIT_OK
 
 
 @command("audit")
@@ -590,6 +641,12 @@ def build_parser() -> argparse.ArgumentParser:
     hc.add_argument("--inventory", required=True, help="the inventory the server is a host of")
     hc.add_argument("--host", help="the server's name in the inventory (default: this machine's hostname)")
     hc.add_argument("--root", default="/", help="filesystem whose /sys is read (default /)")
+    hc.add_argument(
+        "--save",
+        metavar="DIR",
+        help="also keep the reading as a one-host snapshot in DIR (replacing netcfg's earlier one), "
+        "for `netcfg merge`",
+    )
     # The longest a scheduler's hook may sensibly take: a value beyond it is a typo, not a wish.
     hook_s = 600.0
     hc.add_argument(
@@ -628,6 +685,29 @@ def build_parser() -> argparse.ArgumentParser:
         "--servers-per-su", type=whole_number(1, MAX_COUNT), default=32, help="servers per SU (default 32)"
     )
     g.add_argument("--rails", type=whole_number(1, 64), default=8, help="rails = NICs per server (default 8)")
+
+    nb = inv.add_parser(
+        "from-netbox", help="write the explicit inventory of a fabric held in NetBox (devices, cables)"
+    )
+    nb.add_argument("url", help="NetBox's base URL, e.g. https://netbox.example.com")
+    nb.add_argument(
+        "--token-env",
+        required=True,
+        help="environment variable holding the NetBox API token (never the token)",
+    )
+    nb.add_argument(
+        "--filter",
+        action="append",
+        required=True,
+        help="NetBox device filter KEY=VALUE, e.g. site=pod1 or tag=ai-fabric (repeatable)",
+    )
+    nb.add_argument("--name", type=fabric_name, required=True, help="fabric name of the inventory")
+    nb.add_argument("-o", "--output", required=True, help="folder to write fabric.yaml and cabling.csv into")
+    nb.add_argument(
+        "--overwrite", action="store_true", help="replace files in the folder that netcfg did not write"
+    )
+    nb.add_argument("--role", action="append", help="map a NetBox role slug: SLUG=leaf|spine|superspine|host")
+    nb.add_argument("--platform", action="append", help="map a NetBox platform slug: SLUG=eos|sonic|...")
 
     lab = sub.add_parser("lab", help="the simulated fabric").add_subparsers(
         dest="lab_command", required=True, parser_class=_Parser
@@ -692,6 +772,17 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"write no list draining over N hosts or P%% of the inventory's (default {DEFAULT_MAX_DRAIN})",
     )
 
+    me = sub.add_parser("merge", help="join the shard snapshots of `collect --shard I/N` into one snapshot")
+    me.add_argument("shards", nargs="+", help="every shard's snapshot folder")
+    me.add_argument("-o", "--output", required=True, help="snapshot folder to write: new or empty")
+    me.add_argument(
+        "--window",
+        type=seconds(True, 86_400.0),
+        default=float(DEFAULT_WINDOW_S),
+        help=f"longest span from the first shard's start to the last's end (default {DEFAULT_WINDOW_S} s)",
+    )
+    me.add_argument("--overwrite", action="store_true", help="replace an earlier netcfg snapshot at --output")
+
     dr = sub.add_parser("drift", help="what changed between two snapshots, per device and setting")
     dr.add_argument("before")
     dr.add_argument("after")
@@ -733,6 +824,12 @@ def add_collect_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--device", help="only devices whose name matches this glob")
     p.add_argument("--role", choices=["leaf", "spine", "superspine", "host"])
     p.add_argument("--rail", type=whole_number(1, 64), help="only the leaves and NICs of this rail")
+    p.add_argument(
+        "--shard",
+        metavar="I/N",
+        help="only shard I of N (by a hash of the device name); auto/N takes I from SLURM_ARRAY_TASK_ID "
+        "or JOB_COMPLETION_INDEX",
+    )
 
 
 def add_report_args(p: argparse.ArgumentParser, own_formats: Sequence[str] = ()) -> None:

@@ -12,6 +12,7 @@ processes and removes the temporary folders.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import logging
 import random
@@ -46,6 +47,7 @@ from netcfg.nornir_inventory import Login, nornir_inventory
 from netcfg.platforms import get_platform
 from netcfg.processes import ChildProcesses
 from netcfg.scratch import Scratch, sweep
+from netcfg.shard import Shard
 from netcfg.snapshot import SnapshotWriter
 from netcfg.sources import device_state
 
@@ -84,8 +86,11 @@ class Selection:
     device_glob: str | None = None
     role: str | None = None
     rail: int | None = None
+    shard: Shard | None = None
 
     def matches(self, device: Device) -> bool:
+        if self.shard is not None and not self.shard.holds(device.name):
+            return False
         if self.device_glob and not fnmatch.fnmatch(device.name, self.device_glob):
             return False
         if self.role and device.role.value != self.role:
@@ -100,14 +105,16 @@ class Selection:
             f"--device {self.device_glob}" if self.device_glob else "",
             f"--role {self.role}" if self.role else "",
             f"--rail {self.rail}" if self.rail is not None else "",
+            f"--shard {self.shard}" if self.shard is not None else "",
         ]
         return " ".join(o for o in options if o) or "selection"
 
 
 def selected_devices(fabric: Fabric, selection: Selection | None) -> list[str]:
-    """Names of the devices `selection` picks, sorted; InputError if it picks none."""
+    """Names of the devices `selection` picks, sorted; InputError if it picks none, unless it is a
+    shard: with more shards than devices some shards hold none, and `merge` needs every shard."""
     names = sorted(n for n, d in fabric.devices.items() if selection is None or selection.matches(d))
-    if not names:
+    if not names and (selection is None or selection.shard is None):
         where = selection.describe() if selection is not None else fabric.source
         raise InputError(where, f"matches no device of the inventory {fabric.source}; nothing collected")
     return names
@@ -528,8 +535,14 @@ def collect(
             found = _collect_in_processes(shards, len(names), opts.progress, meanwhile)
         else:
             with _progress_bar(opts.progress, len(names)) as advance, _alongside(meanwhile):
-                found = _run(nr, fabric, writer, opts, keys, advance, stop)
+                # An empty shard is written as one, without starting a runner on no host.
+                found = _run(nr, fabric, writer, opts, keys, advance, stop) if names else {}
         meta = _meta(fabric, found, started, time.monotonic() - t0)
+        if selection is not None and selection.shard is not None:
+            # What `netcfg merge` joins this snapshot by, and checks the others against.
+            shard, rest = selection.shard, dataclasses.replace(selection, shard=None)
+            chosen = rest.describe() if rest != Selection() else ""
+            meta["shard"] = {"index": shard.index, "count": shard.count, "selection": chosen}
     except BaseException:
         writer.abort()
         raise

@@ -47,7 +47,11 @@ def read_bytes(path: Path, what: str, max_bytes: int = MAX_TEXT_BYTES) -> bytes:
         with os.fdopen(fd, "rb") as fh:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 raise InputError(str(path), f"changed while being read; expected {what} as a regular file")
-            data = fh.read(max_bytes + 1)
+            # Sized to the file: a read of `max_bytes` allocates that much first, for every file.
+            data = fh.read(info.st_size + 1)
+            if len(data) > info.st_size:
+                # Grown since the stat, or a file whose size the kernel does not report (procfs).
+                data += fh.read(max_bytes + 1 - len(data))
     except PermissionError:
         raise InputError(str(path), f"cannot read {what}: permission denied") from None
     except OSError as exc:

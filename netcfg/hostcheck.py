@@ -23,8 +23,10 @@ import socket
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
+from netcfg import __version__
 from netcfg.checks.catalogue import RULES
 from netcfg.checks.runner import run_checks
 from netcfg.deadline import Deadline
@@ -35,6 +37,7 @@ from netcfg.platforms import get_platform
 from netcfg.platforms.base import Command, is_read_only
 from netcfg.policy import Policy
 from netcfg.rules import Finding
+from netcfg.snapshot import SnapshotWriter
 from netcfg.sources import device_state
 from netcfg.sysread import Unreadable, grep_files
 
@@ -166,9 +169,11 @@ def host_check(
     interval_s: float = 0.0,
     timeout_s: float = 10.0,
     deadline_s: float = DEFAULT_DEADLINE_S,
+    save: Path | None = None,
 ) -> HostCheck:
     """Read the host locally (twice, `interval_s` apart, when rates are to be judged) and judge it,
-    all within `deadline_s` (the interval included)."""
+    all within `deadline_s` (the interval included). `save`: also keep the reading there as a
+    one-host snapshot (`save_reading`)."""
     if interval_s >= deadline_s:
         raise InputError(f"--interval {interval_s:g}", f"less than --deadline ({deadline_s:g} s)")
     deadline = Deadline(deadline_s)
@@ -189,10 +194,51 @@ def host_check(
         previous = _state(device, first.outputs, first.read_at)
         current = LocalReading({**first.outputs, **again.outputs}, again.failures, again.read_at)
     state = _state(device, current.outputs, current.read_at)
+    if save is not None:
+        save_reading(fabric, device, current, save)
     cannot_judge = dict(current.failures) or dict(state.unparsed)
     if cannot_judge:
         return HostCheck(device.name, state, [], cannot_judge)
     return HostCheck(device.name, state, judge(fabric, policy, state, previous), {})
+
+
+def save_reading(fabric: Fabric, device: Device, reading: LocalReading, target: Path) -> Path:
+    """The host's reading as a snapshot of one device, as collection writes it (secrets masked,
+    written whole or not at all; an earlier one of netcfg's at `target` is replaced): a fleet's hosts
+    are read where they run, and `netcfg merge` joins their snapshots with the switches' shards.
+    A command that could not be read is left out, so it reads as unknown there too."""
+    platform = get_platform(device.platform)
+    writer = SnapshotWriter(target, replace=True)
+    try:
+        commands = platform.commands(device)
+        outputs = {
+            c.file: platform.saved_output(reading.outputs[c.file])
+            for c in commands
+            if c.file in reading.outputs
+        }
+        digest = writer.write_device(device.name, outputs, platform.counter_files(device))
+        created = datetime.fromtimestamp(reading.read_at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        meta = {
+            "netcfg_version": __version__,
+            "fabric": fabric.name,
+            "created": created,
+            "seconds": 0,
+            "source": "netcfg host-check",
+            "host_check": {"host": device.name, "not_read": sorted(reading.failures)},
+            "devices": {
+                device.name: {
+                    "platform": device.platform,
+                    "commands": [c.cli for c in commands],
+                    "error": None,
+                    "fingerprint": digest,
+                    "read_at": reading.read_at,
+                }
+            },
+        }
+    except BaseException:
+        writer.abort()
+        raise
+    return writer.commit(meta)
 
 
 def _state(device: Device, outputs: Mapping[str, str], read_at: float) -> DeviceState:

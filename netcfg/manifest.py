@@ -11,12 +11,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import secrets
 from pathlib import Path
 
 from netcfg import __version__
 from netcfg.errors import InputError, OutputError
 from netcfg.files import read_bytes, read_text
+from netcfg.scratch import sweep_files, temp_file_name
 
 MANIFEST = ".netcfg-written.json"
 _WANTED = 'expected {"netcfg_version": ..., "files": {name: sha256}} as netcfg writes it (move it away)'
@@ -29,6 +29,8 @@ def write_owned(folder: Path, files: dict[str, str], *, overwrite: bool, where: 
     """
     _check_folder(folder, where)
     manifest = _read_manifest(folder / MANIFEST)
+    # What a killed earlier write left: its hidden temporary files, of names netcfg writes here.
+    sweep_files(folder, {*manifest, *files, MANIFEST})
     data = {name: text.encode("utf-8") for name, text in files.items()}
     for name, content in data.items():
         _check_replace(folder / name, manifest.get(name), content, overwrite)
@@ -87,7 +89,7 @@ def _check_replace(path: Path, recorded: str | None, content: bytes, overwrite: 
 
 
 def _write_atomic(path: Path, content: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.netcfg-{os.getpid()}-{secrets.token_hex(4)}")
+    tmp = temp_file_name(path)
     try:
         # O_EXCL: a new file of this run's own, never one someone put there; mode as umask allows.
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)

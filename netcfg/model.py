@@ -8,11 +8,13 @@ device. Checks read only these two plus the policy.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from netcfg.access import Connection, Credentials
     from netcfg.waivers import Waivers
 
@@ -354,6 +356,31 @@ class InterfaceState:
     # Queue -> the ECN profile it binds that asks for marking yet enables it for no packet RoCE
     # sends (`DeviceState.ecn_not_marking` says why); such a queue reads as marking nothing.
     ecn_not_marking: dict[int, str] = field(default_factory=dict)
+
+
+def _slot_copier(cls: type) -> Callable[[Any], Any]:
+    """A shallow copy of an instance of the slotted dataclass `cls`, assigning every slot in turn.
+
+    Parsers give each of a fabric's hundreds of thousands of ports its own copy of a shared parsed
+    shape; `dataclasses.replace` runs `__init__` with every field by keyword (3.7 us a port), this
+    0.3 us: a tenth of a second per 30,000 ports.
+    """
+    body = "".join(f"    new.{f.name} = old.{f.name}\n" for f in fields(cls))
+    namespace: dict[str, Any] = {"new_instance": object.__new__, "cls": cls}
+    exec(f"def copy(old):\n    new = new_instance(cls)\n{body}    return new\n", namespace)
+    return namespace["copy"]
+
+
+_copy_port = _slot_copier(InterfaceState)
+
+
+def port_copy(port: InterfaceState, name: str, **changes: Any) -> InterfaceState:
+    """`port` as port `name`, with `changes` (as `dataclasses.replace`, without its cost)."""
+    new = _copy_port(port)
+    new.name = name
+    for key, value in changes.items():
+        setattr(new, key, value)
+    return new
 
 
 @dataclass(slots=True)

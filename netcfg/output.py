@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat
 from pathlib import Path
 
 from netcfg.errors import InputError, OutputError
+from netcfg.scratch import sweep_files, temp_file_name
 
 # The disk or device failed the write: not something the user typed wrong.
 _WRITE_FAILURES = {errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG}
@@ -30,7 +30,9 @@ def write_report(path: Path, text: str, option: str = "--output") -> None:
     if existing is not None and not stat.S_ISREG(existing.st_mode):
         _write(where, path, text, os.O_WRONLY | os.O_TRUNC)
         return
-    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    # What a killed earlier write of this file left beside it (its writer gone) goes first.
+    sweep_files(path.parent, {path.name})
+    temp = temp_file_name(path)
     _write(where, temp, text, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
     try:
         temp.replace(path)

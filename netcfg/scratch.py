@@ -3,8 +3,13 @@ and removed by the next run that finds one whose writer is gone.
 
 A working folder is `.<label>.netcfg-<pid>-<random>`. Its writer holds an flock on it while it works
 there; the kernel drops that lock when the process ends, however it ends (SIGKILL included), so a
-folder nobody locks, of a process that no longer runs, is a leftover. It is removed only if it
-holds nothing but what netcfg writes there: a user's folder that happens to look like one is kept.
+folder nobody locks, of a process that no longer runs, is a leftover. The same name with `.replaced`
+(a snapshot moved aside for its successor) or `.discarded` (one being removed) is a leftover on the
+same terms. It is removed only if it holds nothing but what netcfg writes there: a user's folder
+that happens to look like one is kept.
+
+A file written atomically into a user's folder goes first to `.<name>.netcfg-<pid>-<8 hex>`; one of a
+process that no longer runs, for a name netcfg writes in that folder, is a leftover too.
 """
 
 from __future__ import annotations
@@ -12,12 +17,24 @@ from __future__ import annotations
 import fcntl
 import os
 import re
+import secrets
 import shutil
 import tempfile
 from collections.abc import Collection
 from pathlib import Path
 
-_NAME = re.compile(r"\..+\.netcfg-(?P<pid>\d+)-[A-Za-z0-9_]+")
+_NAME = re.compile(r"\..+\.netcfg-(?P<pid>\d+)-[A-Za-z0-9_]+(?:\.replaced|\.discarded)?")
+_FILE = re.compile(r"\.(?P<name>.+)\.netcfg-(?P<pid>\d+)-[0-9a-f]{8}")
+
+
+def aside_name(path: Path, why: str) -> Path:
+    """Where this process moves `path` aside (`why`: "replaced" or "discarded"), as `sweep` knows it."""
+    return path.with_name(f".{path.name}.netcfg-{os.getpid()}-{secrets.token_hex(4)}.{why}")
+
+
+def temp_file_name(path: Path) -> Path:
+    """The hidden file this process writes before renaming it to `path`, as `sweep_files` knows it."""
+    return path.with_name(f".{path.name}.netcfg-{os.getpid()}-{secrets.token_hex(4)}")
 
 
 class Scratch:
@@ -94,3 +111,25 @@ def _only(folder: Path, suffixes: Collection[str], depth: int) -> bool:
         elif not entry.is_file() or not entry.name.endswith(tuple(suffixes)):
             return False
     return True
+
+
+def sweep_files(folder: Path, names: Collection[str]) -> list[Path]:
+    """Remove the hidden files a killed write left in `folder` for one of `names` (the files netcfg
+    writes there) whose writer is gone; returns those removed. Any other file stays."""
+    removed = []
+    try:
+        entries = sorted(folder.iterdir())
+    except OSError:
+        return removed
+    for entry in entries:
+        found = _FILE.fullmatch(entry.name)
+        if found is None or found["name"] not in names or _alive(int(found["pid"])):
+            continue
+        if entry.is_symlink() or not entry.is_file() or entry.lstat().st_uid != os.geteuid():
+            continue
+        try:
+            entry.unlink()
+        except OSError:
+            continue
+        removed.append(entry)
+    return removed

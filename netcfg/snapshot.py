@@ -19,22 +19,33 @@ from typing import Any
 
 from netcfg.errors import InputError, OutputError
 from netcfg.files import decode_output, list_dir, read_bytes
-from netcfg.scratch import Scratch, sweep
+from netcfg.scratch import Scratch, aside_name, sweep
 
 META_FILE = "meta.json"
+# What a device folder's command outputs are named: netcfg writes `.txt`, collectors also keep `.json`.
+OUTPUT_SUFFIXES = (".txt", ".json")
 _WANTED = "expected a new or empty folder, or an earlier netcfg snapshot (replaced only with --overwrite)"
 
 
 def read_device_outputs(folder: Path) -> dict[str, str]:
     """Command outputs of one device keyed by command file name (without `.txt`).
 
+    A `.json` file is an output too (collectors keep `show ... | json` so, e.g.
+    `show_lldp_neighbors_detail.json`); the platform's reader tells JSON from text by what it holds.
+    One command saved both ways is refused, naming both files: netcfg would have to pick one.
     Hidden files (`.DS_Store`, macOS `._*` companions) and other suffixes are not outputs. Every
     output is read bounded, line ends as `\n`; what is not UTF-8 text (netcfg saves UTF-8, but a
     device may print a NUL) is kept for `files.not_text` to name as that output's problem.
     """
-    outputs = {}
-    for path in list_dir(folder, "device folder of command outputs"):
-        if path.suffix == ".txt" and not path.name.startswith("."):
+    outputs: dict[str, str] = {}
+    where: dict[str, Path] = {}
+    for path in sorted(list_dir(folder, "device folder of command outputs")):
+        if path.suffix in OUTPUT_SUFFIXES and not path.name.startswith("."):
+            if path.stem in where:
+                raise InputError(
+                    str(path), f"the same command as {where[path.stem].name}; expected one file per command"
+                )
+            where[path.stem] = path
             outputs[path.stem] = as_saved(decode_output(read_bytes(path, "command output")))
     return outputs
 
@@ -123,7 +134,7 @@ def check_target(target: Path, replace: bool) -> None:
 
 def discard(folder: Path) -> None:
     """Remove a snapshot netcfg wrote in this run: hidden first, so no reader sees it half-removed."""
-    hidden = folder.with_name(f".{folder.name}.discarded")
+    hidden = aside_name(folder, "discarded")
     try:
         folder.rename(hidden)
     except OSError:
@@ -210,7 +221,7 @@ class SnapshotWriter:
         old = None
         try:
             if self.target.exists() and any(self.target.iterdir()):
-                old = self.target.with_name(f"{self.tmp.name}.replaced")
+                old = aside_name(self.target, "replaced")
                 self.target.rename(old)
             try:
                 self.tmp.replace(self.target)

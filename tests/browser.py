@@ -20,7 +20,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 CHROMIUM = ("chromium", "chromium-browser")
 
@@ -159,7 +159,7 @@ class Browser:
         """Open a local file in a new page of the given viewport (CSS pixels = screenshot pixels)."""
         target = self.send("Target.createTarget", url="about:blank")["targetId"]
         self.session = self.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
-        for domain in ("Network", "Page", "Runtime"):
+        for domain in ("Network", "Page", "Runtime", "Log"):
             self.send(f"{domain}.enable")
         self.resize(width, height)
         self.events.clear()
@@ -168,11 +168,20 @@ class Browser:
         # The load event comes before the first frames are painted, and the page's sections
         # (`content-visibility: auto`) are laid out only in a frame that finds them on screen: on a
         # busy machine a screenshot taken at once showed cells not yet painted.
+        self.frames()
+
+    def frames(self) -> None:
+        """Wait for two painted frames: what a resize or a change laid out is on screen after them."""
         self.send(
             "Runtime.evaluate",
             expression="new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))",
             awaitPromise=True,
         )
+
+    def fit_page(self, width: int) -> None:
+        """Make the viewport as tall as the page, so one screenshot holds all of it."""
+        self.resize(width, int(self.evaluate("document.documentElement.scrollHeight")))
+        self.frames()
 
     def resize(self, width: int, height: int) -> None:
         self.send(
@@ -198,6 +207,45 @@ class Browser:
     def click(self, x: float, y: float) -> None:
         for kind in ("mousePressed", "mouseReleased"):
             self.send("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+
+    # What the DevTools protocol needs of a key to act as one typed (Enter activates, Tab moves focus).
+    KEYS: ClassVar[dict[str, tuple[int, str]]] = {
+        "Tab": (9, ""),
+        "Enter": (13, "\r"),
+        " ": (32, " "),
+        "Escape": (27, ""),
+    }
+
+    def press(self, key: str, shift: bool = False) -> None:
+        """Type one key as a person would: a real key event, handled by the page as any other."""
+        code, text = self.KEYS[key]
+        common = {"key": key, "code": "Space" if key == " " else key, "windowsVirtualKeyCode": code}
+        modifiers = 8 if shift else 0
+        self.send("Input.dispatchKeyEvent", type="keyDown", text=text, modifiers=modifiers, **common)
+        self.send("Input.dispatchKeyEvent", type="keyUp", modifiers=modifiers, **common)
+
+    def run_async(self, expression: str, timeout: float = 60.0) -> Any:
+        """Evaluate an expression whose value is a promise and return what it resolves to."""
+        result = self.send(
+            "Runtime.evaluate", timeout, expression=expression, awaitPromise=True, returnByValue=True
+        )
+        if "exceptionDetails" in result:
+            raise RuntimeError(f"page script failed: {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+    def console_errors(self) -> list[str]:
+        """What the page reported as going wrong: uncaught exceptions, console.error, and the
+        browser's own errors about it (a blocked resource, a Content-Security-Policy violation)."""
+        said = []
+        for e in self.events:
+            p = e.get("params", {})
+            if e["method"] == "Runtime.exceptionThrown":
+                said.append(str(p["exceptionDetails"].get("text")))
+            elif e["method"] == "Runtime.consoleAPICalled" and p["type"] in {"error", "assert"}:
+                said.append(" ".join(str(a.get("value", a.get("description"))) for a in p["args"]))
+            elif e["method"] == "Log.entryAdded" and p["entry"]["level"] == "error":
+                said.append(p["entry"]["text"])
+        return said
 
     def requested_urls(self) -> list[str]:
         return [

@@ -55,13 +55,10 @@ def junit_xsd(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFact
 
 
 def doc_blocks(lang: str) -> list[str]:
-    """The page's fenced blocks in `lang`, but those marked `<!-- not-run: ... -->`."""
+    """The page's fenced blocks in `lang`, those marked `<!-- not-run: ... -->` too: the mark tells
+    tests/test_docs.py that this file, not it, runs them."""
     text = DOC.read_text(encoding="utf-8")
-    return [
-        m["body"]
-        for m in FENCE.finditer(text)
-        if m["lang"] == lang and not m["before"].startswith("<!-- not-run")
-    ]
+    return [m["body"] for m in FENCE.finditer(text) if m["lang"] == lang]
 
 
 def yaml_docs() -> list[object]:
@@ -372,6 +369,28 @@ def test_the_jenkinsfile_is_groovy_that_parses(tmp_path):
     assert broken.returncode != 0 and "startup failed" in broken.stderr, broken.stderr
 
 
+def test_the_pages_refusal_and_summary_are_what_netcfg_prints(tmp_path):
+    """The page's two quoted outputs, produced: the switches' configs saved as `.txt`, one NIC
+    trusting PCP, in the repository layout of the recipes."""
+    root = tmp_path / "network"
+    shutil.copytree(LAB, root / "inventories" / "lab", ignore=shutil.ignore_patterns("examples"))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+    def netcfg(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "netcfg", *args]
+        return subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, check=False)
+
+    assert netcfg("render", "inventories/lab", "-o", "configs").returncode == 0
+    for path in (root / "configs").glob("*.cfg"):
+        path.rename(path.with_suffix(".txt"))
+    _edit(root / "configs" / "gpu03.sh", *TRUST)
+    refusal, summary = doc_blocks("text")
+    refused = netcfg("check", "inventories/lab", "--configs", "configs")
+    assert (refused.returncode, refused.stderr) == (2, refusal + "\n")
+    allowed = netcfg("check", "inventories/lab", "--configs", "configs", "--allow-missing")
+    assert allowed.returncode == 1 and allowed.stdout.splitlines()[-1] == summary, allowed.stdout[-500:]
+
+
 # --- how each tool reads a report --------------------------------------------------------------
 
 
@@ -530,7 +549,7 @@ def gitlab_test_cases(xml_text: str) -> list[dict[str, str | None]]:
     return out
 
 
-def test_the_readers_find_nothing_in_a_junit_report_without_places():
+def test_the_readers_find_nothing_in_a_junit_report_without_places(tmp_path):
     """The readers above are no pass-through: a report as netcfg wrote it before (no `file`/`line`,
     no frames) is placed at the class name's last part, `trust:1`, as issue 20 found."""
     old = (
@@ -539,7 +558,9 @@ def test_the_readers_find_nothing_in_a_junit_report_without_places():
         '<failure type="error" message="configs/gpu03.sh:42: trust mode">configs/gpu03.sh:42\n'
         "expected: dscp\nactual: pcp</failure></testcase></testsuite></testsuites>"
     )
-    assert mikepenz_annotations(old, ROOT) == [("trust", 1, "gpu03.qos.trust.eth2")]
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "gpu03.sh").write_text("mlnx_qos -i eth2 --trust pcp\n")
+    assert mikepenz_annotations(old, tmp_path) == [("trust", 1, "gpu03.qos.trust.eth2")]
     assert dorny_java_junit(old, ["configs/gpu03.sh"]) == []
     assert dorny_jest_junit(old, ["configs/gpu03.sh"]) == []
     assert [c["file"] for c in gitlab_test_cases(old)] == [None]

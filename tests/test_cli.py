@@ -127,7 +127,7 @@ def _untimed(junit: str) -> str:
     [
         ("markdown", "| error | `qos.trust` | gpu05 |"),
         ("sarif", '"ruleId": "qos.trust"'),
-        ("html", "<td class=e>error<td>qos.trust<td>gpu05<td>eth0-3"),
+        ("html", "<td><span class='sev e'>✖ error</span><td>qos.trust<td>gpu05<td>eth0-3"),
     ],
 )
 def test_text_formats(capsys, fmt, marker):
@@ -339,7 +339,8 @@ def test_schemas_describe_every_field_and_accept_the_bundled_files(capsys, kind,
 
 
 def _readme_python(marker: str) -> str:
-    readme = (ROOT / "README.md").read_text()
+    """A Python example of the docs' live-audit page (it was the README's), as written."""
+    readme = (ROOT / "docs" / "live-audits.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
     (block,) = [b for b in blocks if marker in b]
     return block
@@ -349,7 +350,7 @@ def test_the_readme_nornir_example_runs_as_written_against_the_lab(lab_fabric, l
     from netcfg.lab.devices import load_faults
     from netcfg.lab.fabric import lab_server, write_connection_files
 
-    # As the README sets it up: the lab's files in out/lab, the inventory at inventories/lab.
+    # As docs/live-audits.md sets it up: the lab's files in out/lab, the inventory at inventories/lab.
     (tmp_path / "inventories").mkdir()
     (tmp_path / "inventories" / "lab").symlink_to(LAB)
     env = {**os.environ, "NETCFG_USERNAME": "admin", "NETCFG_PASSWORD": "lab-only-secret"}

@@ -250,7 +250,7 @@ def test_a_root_without_sys_is_bad_input(capsys: pytest.CaptureFixture[str], tmp
 
 
 def readme_npd_config() -> dict:
-    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).parent.parent / "docs" / "host-gate.md").read_text(encoding="utf-8")
     (block,) = [b for b in re.findall(r"```json\n(.*?)```", readme, flags=re.S) if "netcfg-host-check" in b]
     return json.loads(block)
 
@@ -289,7 +289,7 @@ NOT_FOUND = "gpu02: cannot judge: lldpcli is not installed (not found on PATH or
 def test_the_readme_plugin_prints_one_line_within_max_output_length(
     tmp_path: Path, faults, missing, status, line
 ):
-    """The README's rule as node-problem-detector runs it (its --interval shortened): exit code and
+    """The host-gate page's rule as node-problem-detector runs it (its --interval shortened): exit code and
     stdout as the custom plugin protocol reads them."""
     config = readme_npd_config()
     root, tools = fake_host(tmp_path, LAB, "gpu02", faults)
@@ -362,3 +362,33 @@ def test_a_hostile_sysfs_file_cannot_be_judged_and_never_blocks(tmp_path: Path, 
     assert line.startswith("gpu02: cannot judge: grep -rH . /sys/class/net/eth1/device/current_link_width")
     assert line.endswith(f": /{where}: {why}")
     assert time.monotonic() - started < 30
+
+
+def test_a_saved_host_reading_is_a_snapshot_that_merges_and_checks_as_the_gate_judged(tmp_path: Path, capsys):
+    """`--save DIR` keeps what the gate read as a one-host snapshot: checked from there it gives the
+    gate's findings, hosts' snapshots merge into one, and a host given twice is refused by name."""
+    saves = tmp_path / "saves"
+    for host, faults in (("gpu05", DeviceFaults(trust="pcp", firmware="28.35.1012")), ("gpu02", None)):
+        root, tools = fake_host(tmp_path / host, LAB, host, faults)
+        done = host_check(LAB, host, root, tools, "--save", str(saves / host), "--format", "json")
+        assert done.returncode == (1 if faults else 0), done.stderr
+        gate = {(f["rule"], f["interface"]) for f in json.loads(done.stdout)["findings"]}
+        meta = json.loads((saves / host / "meta.json").read_text())
+        assert meta["host_check"] == {"host": host, "not_read": []} and list(meta["devices"]) == [host]
+        capsys.readouterr()
+        main(["check", str(LAB), "--snapshot", str(saves / host), "--format", "json"])
+        report = json.loads(capsys.readouterr().out)["findings"]
+        found = {(f["rule"], f["interface"]) for f in report if f["device"] == host}
+        # The rest of the fabric is not in a one-host snapshot: the plan's own rules say so.
+        assert gate == {k for k in found if k[0] in {r for r, _ in gate}} and gate <= found
+    # Saved again: netcfg's own earlier snapshot is replaced, nothing else is.
+    root, tools = fake_host(tmp_path / "again", LAB, "gpu02")
+    assert host_check(LAB, "gpu02", root, tools, "--save", str(saves / "gpu02")).returncode == 0
+    assert main(["merge", str(saves / "gpu05"), str(saves / "gpu02"), "-o", str(tmp_path / "merged")]) == 0
+    assert sorted(json.loads((tmp_path / "merged" / "meta.json").read_text())["devices"]) == [
+        "gpu02",
+        "gpu05",
+    ]
+    capsys.readouterr()
+    assert main(["merge", str(saves / "gpu05"), str(saves / "gpu05"), "-o", str(tmp_path / "m2")]) == 2
+    assert "device gpu05 is also in" in capsys.readouterr().err

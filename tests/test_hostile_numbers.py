@@ -7,10 +7,13 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import sys
 import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from netcfg.checks.runner import run_checks
 from netcfg.cli import main
@@ -19,6 +22,7 @@ from netcfg.inventory import load_fabric
 from netcfg.lab.snapshot import write_simulated_snapshot
 from netcfg.model import Fabric
 from netcfg.platforms import get_platform
+from netcfg.plausible import overlong_number
 from netcfg.policy import Policy, load_policy
 from netcfg.render import render_fabric, write_rendered
 from netcfg.snapshot import read_device_outputs
@@ -295,3 +299,24 @@ def test_diff_prints_config_lines_as_they_are(tmp_path: Path, capsys: pytest.Cap
     running.write_text(running.read_text(encoding="utf-8").replace("description gpu01:eth0", long, 1))
     assert main(["diff", str(LAB), "--snapshot", str(tmp_path / "snap"), "--device", "leaf-su1-r1"]) == 1
     assert f"-   {long}" in capsys.readouterr().out.splitlines()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.integers(1, 30).map(lambda n: "7" * n),
+            st.integers(4290, 4310).map(lambda n: "3" * n),
+            st.sampled_from([" ", "\n", "x", ".", "-"]),
+        ),
+        max_size=12,
+    )
+)
+def test_overlong_number_names_the_first_long_run_and_its_whole_length(parts: list[str]):
+    """Whatever the text, the first run of digits longer than Python reads is found, with its line and
+    every digit of it counted, as a plain scan of the runs finds it."""
+    text = "".join(parts)
+    limit = sys.get_int_max_str_digits()
+    runs = [(m.start(), len(m.group())) for m in re.finditer(r"\d+", text) if len(m.group()) > limit]
+    expected = (text.count("\n", 0, runs[0][0]) + 1, runs[0][1]) if runs else None
+    assert overlong_number(text) == expected

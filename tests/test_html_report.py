@@ -3,9 +3,13 @@ person sees when the lab's seeded faults are opened in headless Chromium."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import shutil
+import subprocess
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -19,6 +23,13 @@ from netcfg.report import FORMATS, Report
 from netcfg.report.layout import fabric_layout
 from netcfg.rules import Finding, Severity
 from tests.browser import Browser
+from tests.conftest import ROOT
+
+# Screenshots a person can look at after a run (gitignored): docs/html-report.md says where.
+ARTIFACTS = ROOT / "test-artifacts" / "html-report"
+# axe-core is installed at test time (.ci/run does it first), never committed.
+AXE_PREFIX = ROOT / ".cache" / "node"
+AXE_JS = AXE_PREFIX / "node_modules" / "axe-core" / "axe.min.js"
 
 HOSTILE = """</script><script>window.pwned=1</script><img src=x onerror="window.pwned=2">'"&amp;"""
 
@@ -109,8 +120,9 @@ def test_device_text_stays_text_and_the_page_names_no_resource(lab_fabric):
     page = Page(text)
     assert page.resources == []
     assert [s.get("type") for s in page.scripts] == ["application/json", "application/json", None]
-    # Every copy of the hostile text is data: in the source line, the findings table and the drift.
-    assert "".join(page.text).count(HOSTILE) == 5
+    # Every copy of the hostile text is data: in the source line, the first screen's device list,
+    # the findings table and the drift.
+    assert "".join(page.text).count(HOSTILE) == 6
     assert "<img" not in text and text.count("<script") == 3
     for needle in ("url(", "@import", "http:", "https:", "//"):
         assert needle not in text
@@ -189,13 +201,23 @@ def _centre(box: tuple[float, float, float, float]) -> tuple[float, float]:
     return x + w / 2, y + h / 2
 
 
-def test_the_lab_with_its_seeded_faults_as_chromium_shows_it(tmp_path, capsys, browser):
-    assert main(["demo", "--format", "json", "--out", str(tmp_path)]) == 1
-    capsys.readouterr()
+@pytest.fixture(scope="module")
+def nightly(tmp_path_factory) -> Path:
+    """The HTML report of the demo's nightly audit of the lab and its seeded faults."""
+    out = tmp_path_factory.mktemp("demo")
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        assert main(["demo", "--format", "json", "--out", str(out)]) == 1
     # The demo's second audit is the nightly one (the first is its go-live baseline).
-    _, page = sorted((tmp_path / "reports" / "lab").glob("*.html"))
+    _, page = sorted((out / "reports" / "lab").glob("*.html"))
+    return page
+
+
+def test_the_lab_with_its_seeded_faults_as_chromium_shows_it(nightly, browser):
+    page = nightly
     findings = json.loads(page.with_suffix(".json").read_text())["findings"]
     browser.open(page, 1280, 900)
+    # The first screen is the list of what is wrong; the rail map and the NIC grid follow it.
+    browser.fit_page(1280)
     boxes = _boxes(browser)
     shot = Image.open(io.BytesIO(browser.screenshot()))
     seen = {key: _seen(shot, box) for key, box in boxes.items()}
@@ -270,4 +292,163 @@ def test_hostile_device_text_neither_runs_nor_loads_in_chromium(tmp_path, lab_fa
         )
     )
     assert state == {"pwned": "undefined", "scripts": 3, "message": HOSTILE, "cell": HOSTILE}
+    assert browser.requested_urls() == [page.resolve().as_uri()]
+
+
+@pytest.fixture(scope="module")
+def axe() -> str:
+    """axe-core's script, installed from the npm registry when it is not there yet: a machine that
+    cannot install it fails this test, it does not skip the accessibility check."""
+    if not AXE_JS.exists():
+        npm = shutil.which("npm")
+        if npm is None:
+            pytest.fail("npm is needed to install axe-core for the accessibility check (apt-get install npm)")
+        done = subprocess.run(
+            [npm, "install", "--prefix", str(AXE_PREFIX), "--no-audit", "--no-fund", "axe-core@4"],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+        if done.returncode or not AXE_JS.exists():
+            pytest.fail(f"could not install axe-core into {AXE_PREFIX}: {done.stderr[-2000:]}")
+    return AXE_JS.read_text()
+
+
+AXE_RUN = """axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}}).then(r =>
+  r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.length, where: v.nodes.slice(0, 3).map(n => n.target.join(' '))})))"""
+
+
+def _violations(browser: Browser, axe: str) -> list[dict]:
+    # Evaluated over the DevTools protocol, as an extension would: the page's own policy still
+    # allows no script but its own.
+    browser.evaluate(axe + "\n;0")
+    return [v for v in browser.run_async(AXE_RUN, timeout=240) if v["impact"] in {"serious", "critical"}]
+
+
+def _save(browser: Browser, name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / name
+    path.write_bytes(browser.screenshot())
+    return path
+
+
+FOCUSED = "document.activeElement.outerHTML.slice(0, 200)"
+
+
+def _tab_to(browser: Browser, selector: str, limit: int = 400) -> None:
+    """Press Tab until the element `selector` names has the focus, as a keyboard user gets there."""
+    for _ in range(limit):
+        browser.press("Tab")
+        if browser.evaluate(f"document.activeElement === document.querySelector({json.dumps(selector)})"):
+            return
+    raise AssertionError(f"{selector} never took the focus; last focused: {browser.evaluate(FOCUSED)}")
+
+
+def test_the_lab_reads_at_a_glance_by_keyboard_and_passes_axe(nightly, browser, axe):
+    findings = json.loads(nightly.with_suffix(".json").read_text())["findings"]
+    browser.open(nightly, 1280, 900)
+    _save(browser, "lab-first-screen.png")
+    first = json.loads(
+        browser.evaluate(
+            "JSON.stringify({units: [...document.querySelectorAll('.where > li > details > summary')]"
+            ".map(s => s.textContent), top: document.getElementById('where').getBoundingClientRect().top})"
+        )
+    )
+    # The first screen says what is wrong and where, worst first, each severity in words.
+    assert first["top"] < 450
+    assert first["units"][0].startswith("✖ error SU 1:") and first["units"][-1].startswith("✖ error")
+    errors = [
+        sum(int(n) for n in u.split(": ")[1].split(" errors")[:1] if n.isdigit()) for u in first["units"]
+    ]
+    assert errors == sorted(errors, reverse=True)
+
+    _tab_to(browser, ".where > li > details > summary")
+    browser.press("Enter")
+    assert browser.evaluate("document.querySelector('.where > li > details').open") is True
+    _tab_to(browser, ".where > li > details > ul > li > details > summary")
+    browser.press("Enter")
+    ports = browser.evaluate(
+        "[...document.querySelector('.where details details tbody').rows].map(r => r.cells[0].textContent)"
+    )
+    assert ports and all(p.startswith(("✖ error", "▲ warning", "ℹ info", "? not checked")) for p in ports)
+    _save(browser, "lab-unit-opened.png")
+
+    # Filter by severity: the error button hides every error, and says so to a screen reader.
+    _tab_to(browser, "button[data-sev=e]")
+    browser.press("Enter")
+    shown = json.loads(
+        browser.evaluate(
+            "JSON.stringify({"
+            " pressed: document.querySelector('button[data-sev=e]').getAttribute('aria-pressed'),"
+            " rows: [...document.querySelectorAll('#findings tbody tr:not([hidden])')].map(r => r.dataset.s),"
+            " said: document.getElementById('findings-shown').textContent})"
+        )
+    )
+    not_errors = [f for f in findings if f["severity"] != "error" or f["rule"].startswith("collect.")]
+    assert shown["pressed"] == "false" and "e" not in shown["rows"]
+    assert len(shown["rows"]) == len(not_errors) and shown["said"].startswith(f"{len(not_errors)} of ")
+    browser.press("Enter")
+    assert browser.evaluate("document.querySelectorAll('#findings tbody tr[hidden]').length") == 0
+
+    # Sort by rule from its column header; the header tells a screen reader the order.
+    _tab_to(browser, "#findings thead th:nth-child(2) button")
+    browser.press("Enter")
+    rules = browser.evaluate(
+        "[...document.querySelectorAll('#findings tbody tr')].map(r => r.cells[1].textContent)"
+    )
+    assert rules == sorted(f["rule"] for f in findings)
+    order = browser.evaluate("document.querySelector('#findings thead th:nth-child(2)').ariaSort")
+    assert order == "ascending"
+
+    assert _violations(browser, axe) == []
+    assert browser.console_errors() == []
+    assert browser.requested_urls() == [nightly.resolve().as_uri()]
+
+
+def test_a_32768_gpu_fabric_opens_on_what_is_wrong_and_where(tmp_path, browser, axe):
+    inventory, configs, page = tmp_path / "inventory", tmp_path / "configs", tmp_path / "report.html"
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        assert main(["inventory", "generate", "-o", str(inventory)]) == 0
+        assert main(["render", str(inventory), "-o", str(configs)]) == 0
+        # Two edits a person might make to the rendered configs: PFC moved off the lossless
+        # priority on one leaf, one server's NICs trusting PCP.
+        leaf = configs / "leaf-su90-r3.cfg"
+        leaf.write_text(leaf.read_text().replace("priority 3 no-drop", "priority 4 no-drop"))
+        host = configs / "gpu205.sh"
+        host.write_text(host.read_text().replace("--trust dscp", "--trust pcp"))
+        assert (
+            main(
+                [
+                    "check",
+                    str(inventory),
+                    "--configs",
+                    str(configs),
+                    "--format",
+                    "html",
+                    "--output",
+                    str(page),
+                ]
+            )
+            == 1
+        )
+    # The page stays a size a browser and a mail attachment take.
+    assert page.stat().st_size < 1_500_000
+    browser.open(page, 1280, 900)
+    _save(browser, "gpu32768-first-screen.png")
+    first = json.loads(
+        browser.evaluate(
+            "JSON.stringify({units: [...document.querySelectorAll('.where > li > details > summary')].map("
+            "s => [s.textContent, s.getBoundingClientRect().bottom]),"
+            " cells: document.querySelectorAll('#nic-grid td').length})"
+        )
+    )
+    assert first["cells"] == 32768
+    # Both units with findings are named on the first screen, the worse one first.
+    (su90, su90_at), (su7, su7_at) = first["units"]
+    assert su90.startswith("✖ error SU 90:") and "rails 3" in su90 and su90_at < 900
+    assert su7.startswith("✖ error SU 7:") and su7_at < 900
+    assert _violations(browser, axe) == []
+    assert browser.console_errors() == []
     assert browser.requested_urls() == [page.resolve().as_uri()]

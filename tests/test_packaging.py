@@ -190,7 +190,7 @@ def test_the_installed_lab_serves_the_readme_nornir_example_and_stops_clean_on_s
     from tests.test_cli import _readme_python
 
     work = installed.folder("lab")
-    # As the README sets it up: the inventory at inventories/lab (here the wheel's bundled one).
+    # As docs/live-audits.md sets it up: the inventory at inventories/lab (here the wheel's bundled one).
     (work / "inventories").mkdir()
     (work / "inventories" / "lab").symlink_to(installed.site / "netcfg" / "_data" / "inventories" / "lab")
     env = {

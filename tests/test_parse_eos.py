@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from netcfg.errors import InputError
 from netcfg.model import Device, DeviceState, EcnSetting, LldpNeighbor, Role, Watchdog
 from netcfg.platforms import get_platform
 from netcfg.platforms.eos import SEGMENT_BYTES
 from netcfg.platforms.simulator import simulator
+from netcfg.snapshot import read_device_outputs
 
 FIXTURES = Path(__file__).parent / "fixtures" / "eos"
 eos = get_platform("eos")
@@ -308,14 +310,16 @@ def test_show_lldp_neighbors_detail_text_is_read_where_the_table_is_not_kept():
     assert "lldp" in state.facets and state.unparsed == {}
 
 
-def test_show_lldp_neighbors_detail_json_is_read_under_the_same_file_name():
+def lldp_detail_json() -> dict:
+    """`show lldp neighbors detail | json` of the leaf: two spines, an empty port, the OOB switch."""
+
     def neighbour(name: str, port_id: str, port_v2: str | None) -> dict:
         port = {"interfaceIdType": "interfaceName", "interfaceId": port_id}
         port |= {"interfaceId_v2": port_v2} if port_v2 else {}
         return {"chassisIdType": "macAddress", "chassisId": "2899.3a4e.0b11", "systemName": name,
                 "ttl": 120, "neighborInterfaceInfo": port}  # fmt: skip
 
-    doc = {
+    return {
         "lldpNeighbors": {
             "Ethernet31": {"lldpNeighborInfo": [neighbour("spine1", '"Ethernet1"', "Ethernet1")]},
             "Ethernet32": {"lldpNeighborInfo": [neighbour("spine2", '"Ethernet1"', None)]},
@@ -323,9 +327,29 @@ def test_show_lldp_neighbors_detail_json_is_read_under_the_same_file_name():
             "Management1": {"lldpNeighborInfo": [neighbour("oob-sw-r12", '"Gi1/0/14"', None)]},
         }
     }
-    state = _detail(json.dumps(doc, indent=2))
+
+
+def test_show_lldp_neighbors_detail_json_is_read_under_the_same_file_name():
+    state = _detail(json.dumps(lldp_detail_json(), indent=2))
     assert state.lldp == DETAIL_NEIGHBOURS[2:]
     assert state.unparsed == {}
+
+
+def test_a_collectors_show_lldp_neighbors_detail_json_file_is_read_from_a_device_folder(tmp_path):
+    """Collectors save `show lldp neighbors detail | json` as `.json`: a device folder holding it is
+    read like the `.txt` netcfg writes; the same command saved both ways is one located exit 2."""
+    doc = lldp_detail_json()
+    folder = tmp_path / "leaf1"
+    folder.mkdir()
+    (folder / "show_running-config.txt").write_text(fixture("running_config_per_interface.cfg"))
+    (folder / "show_lldp_neighbors_detail.json").write_text(json.dumps(doc))
+    outputs = read_device_outputs(folder)
+    assert eos.parse_outputs(outputs, leaf()).lldp == DETAIL_NEIGHBOURS[2:]
+    (folder / "show_lldp_neighbors_detail.txt").write_text(fixture("show_lldp_neighbors_detail.txt"))
+    with pytest.raises(InputError) as refused:
+        read_device_outputs(folder)
+    assert refused.value.where.endswith("show_lldp_neighbors_detail.txt")
+    assert "the same command as show_lldp_neighbors_detail.json" in str(refused.value)
 
 
 @pytest.mark.parametrize(

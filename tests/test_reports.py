@@ -347,7 +347,7 @@ def test_file_and_line_in_every_format(repo, capsys, junit_xsd):
     # Without the fabric's layout the page is the findings alone, each row ending in its file:line.
     html = FORMATS["html"](report)
     assert "id=rail-map" not in html
-    assert f"found {{4}} (on 4 ports)<td>{where}<tr>" in html
+    assert f"found {{4}} (on 4 ports)<td>{where}<tr data-s=" in html
 
     print_table(report, _console())
     rows = table_rows(capsys.readouterr().out)

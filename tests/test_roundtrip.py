@@ -304,3 +304,23 @@ def test_damaged_real_shaped_outputs_and_configs_never_crash_the_parser(
     assert state.name == device.name
     config = data.draw(damaged({"config": (FIXTURES / CONFIGS[platform]).read_text(encoding="utf-8")}))
     assert impl.parse_config(config["config"], device).name == device.name
+
+
+@settings(max_examples=50, deadline=None)
+@given(data=st.data())
+def test_port_copy_is_dataclasses_replace(data: st.DataObject) -> None:
+    """The parsers' fast copy of a shared port shape equals `dataclasses.replace`, and shares no
+    field the caller replaces."""
+    from netcfg.model import InterfaceState, port_copy
+
+    port = InterfaceState(
+        name="Ethernet1",
+        mtu=data.draw(st.none() | st.integers(68, 9216)),
+        pfc_enabled=data.draw(st.none() | st.booleans()),
+        no_drop_priorities=data.draw(st.none() | st.frozensets(st.integers(0, 7))),
+        ecn={3: data.draw(ECN)},
+    )
+    name = data.draw(st.sampled_from(["Ethernet2", "eth0", "swp7"]))
+    copied = port_copy(port, name, ecn=dict(port.ecn), description="x")
+    assert copied == dataclasses.replace(port, name=name, ecn=dict(port.ecn), description="x")
+    assert copied.ecn is not port.ecn and port.name == "Ethernet1" and port.description is None

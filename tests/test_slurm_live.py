@@ -1,6 +1,6 @@
-"""The README's Slurm recipes on a real Slurm: munged, slurmctld and slurmd (Debian's slurm-wlm,
+"""The Slurm recipes of docs/host-gate.md on a real Slurm: munged, slurmctld and slurmd (Debian's slurm-wlm,
 which .ci/run installs) run on this machine with one node, its Prolog and HealthCheckProgram the
-README's scripts, pointing at `netcfg host-check` over a fake host tree.
+page's scripts, pointing at `netcfg host-check` over a fake host tree.
 
 The daemons live in namespaces of the test's own: a network namespace that holds only loopback (no
 port of theirs is seen outside), a mount namespace in which the fake tools are /usr/local/sbin and
@@ -11,6 +11,7 @@ test started. The daemons start with an empty environment, so prolog and health 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -32,7 +33,7 @@ NODE = socket.gethostname().split(".")[0]
 # host-check's deadline in the test's hooks: short, so that a hung tool costs the test little.
 DEADLINE_S = 4
 WAIT_S = 90.0
-# Where the README installs its recipes: the line that names them in their code blocks.
+# Where the host-gate page installs its recipes: the line that names them in their code blocks.
 PROLOG, HEALTH_CHECK = "/etc/slurm/prolog.d/netcfg.sh", "/usr/local/sbin/netcfg-healthcheck"
 
 SLURM_CONF = """\
@@ -139,8 +140,8 @@ class Cluster:
         link.replace(self.tmp / "root")
 
     def recipes(self, strict: bool) -> None:
-        """The README's prolog and health check, pointing at this checkout and the lab inventory."""
-        readme = (ROOT / "README.md").read_text(encoding="utf-8")
+        """The host-gate page's prolog and health check, pointing at this checkout and the lab inventory."""
+        readme = (ROOT / "docs" / "host-gate.md").read_text(encoding="utf-8")
         blocks = re.findall(r"```sh\n(.*?)```", readme, flags=re.S)
         for name, where in (("prolog.sh", PROLOG), ("healthcheck.sh", HEALTH_CHECK)):
             (script,) = [b for b in blocks if b.splitlines()[1:2] == [f"# {where}"]]
@@ -232,3 +233,119 @@ def test_a_faulty_node_is_drained_with_netcfg_s_headline(cluster: Cluster, tmp_p
     assert cluster.node()["Reason"].startswith("gpu02: 1 finding: qos.trust")
     reasons = cluster.run("sinfo", "-R", "-h", "-o", "%E").stdout
     assert reasons.strip() == "gpu02: 1 finding: qos.trust"
+
+
+def test_the_prolog_on_a_faulty_node_drains_it_and_requeues_the_job_held(cluster: Cluster, tmp_path: Path):
+    """The prolog alone (the health check does nothing here): exit 1 on findings, so slurmd drains
+    the node ("Prolog error") and slurmctld requeues the batch job, held, as the README says."""
+    cluster.recipes(strict=False)
+    health = cluster.tmp / "healthcheck.sh"
+    health.with_suffix(".new").write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+    health.with_suffix(".new").chmod(0o755)
+    health.with_suffix(".new").replace(health)
+    cluster.host(tmp_path, DeviceFaults(trust="pcp"))
+    assert cluster.run("scontrol", "update", f"nodename={NODE}", "state=resume").returncode == 0
+    cluster.wait_for("resumed node", lambda: "DRAIN" not in cluster.node().get("State", ""))
+    submitted = cluster.run("sbatch", "--parsable", "-N1", "-t", "1", "--wrap", "true")
+    assert submitted.returncode == 0, submitted.stderr
+    job = submitted.stdout.strip().split(";")[0]
+
+    def state() -> dict[str, str]:
+        shown = cluster.run("scontrol", "show", "job", job, "-o").stdout
+        return dict(re.findall(r"(\w+)=((?:\S| (?!\w+=))*)", shown))
+
+    cluster.wait_for("drain by the prolog", lambda: "DRAIN" in cluster.node().get("State", ""))
+    assert cluster.node()["Reason"].startswith("Prolog error"), cluster.node()
+    cluster.wait_for("requeued job", lambda: state().get("Restarts", "0") != "0")
+    shown = state()
+    assert shown["JobState"] == "PENDING" and "held" in shown["Reason"].lower(), shown
+    cluster.run("scancel", job)
+
+
+SHARDS = 3
+
+
+def test_the_sharding_recipe_collects_in_an_array_and_merges_after_it(cluster: Cluster, tmp_path: Path):
+    """docs/sharding.md's job array and merge job, as written, on the real Slurm: the lab served on
+    the node, one array task per shard, the merge job started by `--dependency=afterok`; the merged
+    snapshot's findings are those of one collection of the same lab."""
+    (block,) = [
+        b
+        for b in re.findall(r"```sh\n(.*?)```", (ROOT / "docs" / "sharding.md").read_text(), flags=re.S)
+        if "# /etc/netcfg/collect-shards.sh" in b
+    ]
+    # A healthy node, whatever an earlier test left: its NICs healthy again and the drain lifted.
+    cluster.host(tmp_path / "host")
+    cluster.recipes(strict=False)
+    cluster.run("scontrol", "update", f"nodename={NODE}", "state=resume")
+    cluster.wait_for("idle node", lambda: cluster.node().get("State", "").startswith("IDLE"))
+    state, runs = tmp_path / "lab", tmp_path / "runs"
+    env = {**os.environ, "NETCFG_USERNAME": "auditor", "NETCFG_PASSWORD": "Slurm-shard-pass-1"}
+    inside = ["nsenter", "-t", str(cluster.init_pid), "-n", "-m", "--"]
+    lab = subprocess.Popen(
+        [*inside, sys.executable, "-m", "netcfg", "lab", "serve", str(LAB), "--state-dir", str(state)],
+        env={**env, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.DEVNULL,
+        stderr=(tmp_path / "lab.log").open("w"),
+    )
+    try:
+        cluster.wait_for("lab", lambda: (state / "known_hosts").is_file())
+        # netcfg as the site installs it; in the lab, collection is pointed at the lab's ports.
+        cli = tmp_path / "netcfg"
+        lab_options = f"--connections {state}/connections.json --known-hosts {state}/known_hosts"
+        cli.write_text(
+            f'#!/bin/sh\nif [ "$1" = collect ]; then set -- "$@" {lab_options}; fi\n'
+            f'PYTHONPATH={ROOT} exec {sys.executable} -m netcfg "$@"\n'
+        )
+        cli.chmod(0o755)
+        script = block.replace("/opt/netcfg/bin/netcfg", str(cli)).replace("/etc/netcfg/inventory", str(LAB))
+        script = script.replace("/shared/netcfg", str(runs)).replace("shards=8", f"shards={SHARDS}")
+        (tmp_path / "submit.sh").write_text(script)
+        done = subprocess.run(
+            [*inside, "sh", str(tmp_path / "submit.sh")],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        cluster.wait_for("merged report", lambda: any(runs.glob("*/report.json")))
+        (run,) = runs.iterdir()
+        whole = tmp_path / "whole"
+        collected = subprocess.run(
+            [
+                "nsenter",
+                "-t",
+                str(cluster.init_pid),
+                "-n",
+                "-m",
+                "--",
+                str(cli),
+                "collect",
+                str(LAB),
+                "-o",
+                str(whole),
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert collected.returncode in (0, 1), collected.stderr
+    finally:
+        lab.terminate()
+        lab.wait(timeout=30)
+    merged = json.loads((run / "snapshot" / "meta.json").read_text())
+    assert [m["shard"] for m in merged["merged_from"]] == [f"{i}/{SHARDS}" for i in range(SHARDS)]
+    assert sorted(merged["devices"]) == sorted(json.loads((whole / "meta.json").read_text())["devices"])
+    report = json.loads((run / "report.json").read_text())["findings"]
+    one = subprocess.run(
+        [sys.executable, "-m", "netcfg", "check", str(LAB), "--snapshot", str(whole), "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert json.loads(one.stdout)["findings"] == report

@@ -229,6 +229,27 @@ def test_stock_config_findings_name_the_traps_at_their_lines(tmp_path, capsys):
     }
 
 
+# What SONiC's own tools print on stdout before the document on some releases and platforms.
+WARNINGS = (
+    "WARNING: sonic-cfggen: the -d/--from-db option will be removed in a future release\n"
+    "Warning: platform.json not found, using defaults\n"
+)
+
+
+def test_warning_lines_before_the_json_are_read_past_and_lines_still_point_into_the_file(fabric):
+    """`show runningconfiguration all` output opened by warning lines reads as the bare document, and
+    every finding's line is still the line of the file as saved (the warnings counted)."""
+    plain = sonic.parse_config(STOCK.read_text(), leaf(fabric))
+    warned = sonic.parse_config(WARNINGS + STOCK.read_text(), leaf(fabric))
+    assert warned.unparsed == {}
+    assert dataclasses.replace(warned, locations={}) == dataclasses.replace(plain, locations={})
+    # The device's own location ('') is the file's first line either way.
+    shifted = {k: v + 2 for k, v in plain.locations.items() if k}
+    assert shifted == {k: v for k, v in warned.locations.items() if k} and len(shifted) > 50
+    assert sonic.not_running_config(WARNINGS + STOCK.read_text()) is None
+    assert sonic.not_running_config("Warning: no config\nnothing else\n") is not None
+
+
 def test_a_buffer_profile_short_of_the_plans_headroom_is_named_with_both_figures(
     tmp_path, capsys, fabric, policy
 ):

@@ -22,6 +22,8 @@ from pathlib import Path
 import pytest
 
 from netcfg.cli import main
+from netcfg.errors import InputError
+from netcfg.files import read_bytes
 from tests.test_bad_input import CABLING, EXPLICIT, INVENTORY, write_inventory
 
 NOBODY = 65534
@@ -215,3 +217,14 @@ def test_unreadable_files_and_folders(tree: Path):
     uid = NOBODY if os.geteuid() == 0 else -1
     results = run_cases([argv for argv, _ in cases], uid=uid, warmup=(warmup,))
     _assert_answered(results, cases)
+
+
+def test_a_file_the_kernel_sizes_as_empty_is_read_whole_and_still_bounded():
+    """Reads are sized to the file, but procfs reports size 0 for files that hold text: they are read
+    whole all the same, and one larger than the bound is still refused."""
+    status = Path("/proc/self/status")
+    assert status.stat().st_size == 0
+    data = read_bytes(status, "process status")
+    assert data.startswith(b"Name:") and b"\nPid:" in data
+    with pytest.raises(InputError, match="larger than 10 bytes"):
+        read_bytes(status, "process status", max_bytes=10)

@@ -22,6 +22,7 @@ _FINGERPRINT_FIELDS = {
     "ECN": "ecn",
     "CNP queue strict": "strict_queues",
     "PFC watchdog": "watchdog",
+    "PFC watchdog timers": "watchdog",
 }
 
 
@@ -66,7 +67,8 @@ def qos_fingerprint(state: DeviceState, device: Device, ctx: CheckContext) -> di
     if p.cnp_strict:
         fp["CNP queue strict"] = common(cnp_queue in port.strict_queues for port in ports)
     if p.watchdog_required:
-        fp["PFC watchdog"] = common(port.watchdog for port in ports) + f", {_watchdog_text(state.watchdog)}"
+        fp["PFC watchdog"] = common(port.watchdog for port in ports) + f", {_watchdog_action(state.watchdog)}"
+        fp["PFC watchdog timers"] = _watchdog_timers(state.watchdog)
     # A setting the leaf's source did not show is unknown, whatever an empty value would say.
     for key, field in _FINGERPRINT_FIELDS.items():
         if key in fp and unread(field):
@@ -74,10 +76,18 @@ def qos_fingerprint(state: DeviceState, device: Device, ctx: CheckContext) -> di
     return fp
 
 
+# The watchdog lines (`watchdog.<field>` locations) each watchdog entry of the fingerprint covers.
+_WATCHDOG_PARTS = {
+    "PFC watchdog": {"watchdog.action"},
+    "PFC watchdog timers": {"watchdog.detection_ms", "watchdog.restoration_ms", "watchdog.polling_ms"},
+}
+
+
 def _places(diff: dict[str, str], watchdog: Watchdog | None, reference: Watchdog | None) -> tuple[str, ...]:
-    """The settings a rail finding is about, the watchdog's differing timers first."""
-    timers = watchdog.differing(reference) if watchdog is not None and "PFC watchdog" in diff else ()
-    return tuple(dict.fromkeys((*timers, *(_FINGERPRINT_FIELDS[k] for k in diff))))
+    """The settings a rail finding is about, the watchdog's differing action or timers first."""
+    covered = set().union(*(_WATCHDOG_PARTS.get(k, ()) for k in diff))
+    parts = [p for p in watchdog.differing(reference) if p in covered] if watchdog is not None else []
+    return tuple(dict.fromkeys((*parts, *(_FINGERPRINT_FIELDS[k] for k in diff))))
 
 
 def policy_watchdog(ctx: CheckContext) -> Watchdog:
@@ -102,7 +112,8 @@ def policy_fingerprint(ctx: CheckContext) -> dict[str, str]:
     if p.cnp_strict:
         fp["CNP queue strict"] = show(True)
     if p.watchdog_required:
-        fp["PFC watchdog"] = f"{show(True)}, {_watchdog_text(watchdog)}"
+        fp["PFC watchdog"] = f"{show(True)}, {_watchdog_action(watchdog)}"
+        fp["PFC watchdog timers"] = _watchdog_timers(watchdog)
     return fp
 
 
@@ -115,11 +126,17 @@ def _ecn_text(value: EcnSetting | None, ctx: CheckContext) -> str:
     return f"{value.min_bytes}-{value.max_bytes} B {value.probability}%"
 
 
-def _watchdog_text(value: Watchdog | None) -> str:
+def _watchdog_action(value: Watchdog | None) -> str:
+    return "off" if value is None or not value.enabled else show(value.action)
+
+
+def _watchdog_timers(value: Watchdog | None) -> str:
+    """Detection/restoration/poll; a timer the leaf did not show (NX-OS leaves them to its defaults
+    unless a line sets them) makes the timers unknown, never a difference."""
     if value is None or not value.enabled:
-        return "timers off"
-    timers = "/".join(show(t) for t in (value.detection_ms, value.restoration_ms, value.polling_ms))
-    return f"{show(value.action)} {timers} ms"
+        return "off"
+    timers = (value.detection_ms, value.restoration_ms, value.polling_ms)
+    return UNSHOWN if None in timers else "/".join(str(t) for t in timers) + " ms"
 
 
 @rule("rail.qos_consistency", Severity.ERROR, scope="fabric", kinds=["switch"])

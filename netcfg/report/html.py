@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Iterable
 from html import escape
 
@@ -21,6 +22,7 @@ from netcfg.report.base import Report
 from netcfg.report.formats import UNCHECKED_RULES
 from netcfg.report.layout import FabricLayout, HostPlace, NicPlace, SwitchPlace
 from netcfg.report.locations import file_line
+from netcfg.report.where import LABEL, ORDER, sev, where_section
 from netcfg.rules import Finding, Severity
 
 # A cell's status, worst first: an error, then what could not be checked (not collected, output
@@ -40,25 +42,36 @@ _SEVERITY_STATUS = {Severity.ERROR: "e", Severity.WARNING: "w", Severity.INFO: "
 STYLE = """
 body{font:14px/1.4 system-ui,sans-serif;margin:0 1.5em 4em;color:#1f2328}
 h1{font-size:1.5em;margin:.6em 0 .2em}h2{font-size:1.15em;margin:1.4em 0 .4em}
-.e{background:#cf222e;color:#fff}.w{background:#e3a008;color:#000}.i{background:#218bff;color:#fff}
-.o{background:#2da44e;color:#fff}.u{background:#8c959f;color:#fff}.n{background:#eaeef2;color:#57606a}
+.e{background:#cf222e;color:#fff}.w{background:#e3a008;color:#000}.i{background:#218bff;color:#000}
+.o{background:#2da44e;color:#000}.u{background:#8c959f;color:#000}.n{background:#eaeef2;color:#1f2328}
 .x{background:#fff}
-.badge{display:inline-block;padding:.15em .6em;margin-right:.4em;border-radius:1em}
+.badge,.sev{display:inline-block;padding:.05em .5em;margin-right:.3em;border-radius:1em;white-space:nowrap}
 .verdict{font-weight:600;display:inline-block;padding:.2em .7em;border-radius:.3em}
+:focus-visible{outline:3px solid #0550ae;outline-offset:2px}
+.where{list-style:none;padding:0}.where ul{list-style:none;padding-left:1.5em}
+.where summary{cursor:pointer;padding:2px 0}.where table{margin:.3em 0 .6em 1.5em}
+.counts{display:flex;flex-wrap:wrap;gap:2em;align-items:flex-start}
+caption{text-align:left;font-weight:600;padding-bottom:2px}
+.filters button{margin:0 .3em .4em 0;padding:.2em .6em;border:2px solid #57606a;border-radius:1em;
+background:#fff;color:#1f2328;cursor:pointer}
+.filters button[aria-pressed=false]{text-decoration:line-through;background:#eaeef2}
+.ft th button{all:unset;cursor:pointer;font-weight:600}
 table{border-collapse:collapse}
 .rm th{text-align:left;padding:2px 8px;font-weight:600;white-space:nowrap}
 .rm td{padding:1px;vertical-align:top}
 .rm b{display:inline-block;padding:2px 6px;margin:1px;border-radius:3px;font:12px/1.3 ui-monospace,monospace;
 font-weight:400;cursor:pointer}
+.rm b.e::before,.g td.e::before{content:"✖ "/""}.rm b.w::before,.g td.w::before{content:"▲ "/""}
+.rm b.i::before,.g td.i::before{content:"i "/""}.rm b.u::before,.g td.u::before{content:"? "/""}
 .band td{border-bottom:2px solid #d0d7de}
 .grids{display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start}
 .g{font:11px/1 ui-monospace,monospace}
-.g caption{text-align:left;font-weight:600;padding-bottom:2px}
 .g th{font-weight:400;text-align:right;padding:0 4px;white-space:nowrap}
 .g th.e,.g th.w,.g th.i,.g th.u{font-weight:600}
-.g td{width:14px;height:14px;border:1px solid #fff;padding:0;cursor:pointer}
+.g td{width:14px;height:14px;border:1px solid #fff;padding:0;cursor:pointer;font-size:8px;text-align:center;
+overflow:hidden}
 .ft td,.ft th,.dt td,.dt th{border:1px solid #d0d7de;padding:3px 6px;text-align:left;vertical-align:top}
-.ft td:nth-child(n+5){overflow-wrap:anywhere}
+#findings td:nth-child(n+5){overflow-wrap:anywhere}
 section{content-visibility:auto;contain-intrinsic-size:auto 1200px}
 #panel{position:fixed;right:0;top:0;bottom:0;width:min(44em,60vw);overflow:auto;background:#fff;
 border-left:2px solid #57606a;padding:0 1em 1em;box-shadow:-4px 0 12px #0003}
@@ -97,17 +110,39 @@ document.addEventListener('click',function(ev){
  panel.hidden=false;});
 document.getElementById('panel-close').addEventListener('click',function(){panel.hidden=true;});
 document.addEventListener('keydown',function(ev){if(ev.key==='Escape')panel.hidden=true;});
+var table=document.getElementById('findings');
+if(table){
+ var tbody=table.tBodies[0],rows=[].slice.call(tbody.rows),shown={};
+ var q=document.getElementById('findings-search');
+ var apply=function(){
+  var t=q.value.toLowerCase(),n=0;
+  rows.forEach(function(tr){
+   var ok=shown[tr.dataset.s]!==false&&(!t||tr.textContent.toLowerCase().indexOf(t)>=0);
+   tr.hidden=!ok;if(ok)n++;});
+  document.getElementById('findings-shown').textContent=n+' of '+rows.length+' findings shown';};
+ document.querySelectorAll('button[data-sev]').forEach(function(b){b.addEventListener('click',function(){
+  var on=b.getAttribute('aria-pressed')!=='true';b.setAttribute('aria-pressed',String(on));
+  shown[b.dataset.sev]=on;apply();});});
+ q.addEventListener('input',apply);
+ table.querySelectorAll('thead button').forEach(function(b,col){b.addEventListener('click',function(){
+  var th=b.parentNode,asc=th.getAttribute('aria-sort')!=='ascending';
+  table.querySelectorAll('thead th').forEach(function(h){h.removeAttribute('aria-sort');});
+  th.setAttribute('aria-sort',asc?'ascending':'descending');
+  var key=function(tr){return col===0?tr.dataset.r:tr.cells[col].textContent;};
+  rows.sort(function(x,y){var a=key(x),c=key(y);return (a<c?-1:a>c?1:0)*(asc?1:-1);});
+  tbody.append.apply(tbody,rows);});});
+}
 })();
 """
 
 
 def html_report(report: Report) -> str:
     statuses = [status_of(f) for f in report.findings]
-    index, sections = None, []
+    index, sections = None, [where_section(report.findings, statuses, report.layout)]
     if report.layout is not None:
         index = _CellIndex(report.layout, report.findings)
-        sections = [_rail_map(report.layout, index), _nic_grid(report.layout, index)]
-    sections += [_findings_table(report.findings), _drift(report), _not_run(report)]
+        sections += [_rail_map(report.layout, index), _nic_grid(report.layout, index)]
+    sections += [_findings_table(report.findings, statuses), _drift(report), _not_run(report)]
     return "".join(
         [
             "<!doctype html>\n<html lang=en><head><meta charset=utf-8>",
@@ -208,8 +243,9 @@ def _worst(findings: list[Finding], ids: list[int]) -> str:
 def _header(report: Report, statuses: list[str]) -> str:
     counts = report.summary()["findings"]
     badges = "".join(
-        f"<span class='badge {_SEVERITY_STATUS[Severity(k)]}'>{v} {k}</span>"
+        f"<span class='badge {st}'>{LABEL[st][0]} {v} {k}</span>"
         for k, v in counts.items()  # type: ignore[union-attr]
+        for st in [_SEVERITY_STATUS[Severity(k)]]
     )
     unchecked = len({f.device for f, s in zip(report.findings, statuses, strict=True) if s == "u"})
     errors, warnings = counts["error"], counts["warning"]  # type: ignore[index]
@@ -223,13 +259,17 @@ def _header(report: Report, statuses: list[str]) -> str:
         verdict, cls = "PASS", "o"
     if unchecked and errors:
         verdict += f"; {unchecked} device(s) could not be checked"
-    legend = "".join(f"<b class={s}>{escape(t)}</b>" for s, t in STATUS_TEXT.items())
+    # The label names the status; the legend adds only what the label does not say.
+    legend = "".join(
+        f"<b class={s}>{LABEL[s]}" + (f" ({escape(t.split(': ', 1)[1])})" if ": " in t else "") + "</b>"
+        for s, t in STATUS_TEXT.items()
+    )
     return (
         f"<header><h1>netcfg report: {escape(report.fabric)}</h1>"
         f"<p>Source: {escape(report.source)} · {report.created:%Y-%m-%d %H:%M:%S} UTC · "
         f"{escape(report.checked_line())}</p>"
-        f"<p>{badges} <span id=verdict class='verdict {cls}'>{escape(verdict)}</span></p>"
-        f"<p class=legend>{legend}</p></header>"
+        f"<p>{badges} <span id=verdict class='verdict {cls}'>{LABEL[cls][0]} {escape(verdict)}</span></p>"
+        f"<p class=legend>Colour and icon: {legend}</p></header>"
     )
 
 
@@ -292,16 +332,28 @@ def _nic_grid(layout: FabricLayout, index: _CellIndex) -> str:
     return "".join(out)
 
 
-def _findings_table(findings: list[Finding]) -> str:
+def _findings_table(findings: list[Finding], statuses: list[str]) -> str:
     if not findings:
         return "<h2>Findings</h2><p>No findings.</p>"
-    rows = [f"<h2>Findings ({len(findings)})</h2><table class=ft id=findings><thead><tr>"]
-    rows += [f"<th>{h}" for h in _COLUMNS]
+    present = Counter(statuses)
+    filters = "".join(
+        f"<button type=button aria-pressed=true data-sev={s}>{LABEL[s]} ({present[s]})</button>"
+        for s in ORDER
+        if present[s]
+    )
+    rows = [
+        f"<h2>Findings ({len(findings)})</h2><div class=filters role=group aria-label='show severities'>",
+        f"{filters}<label>search <input type=search id=findings-search></label></div>",
+        "<p id=findings-shown aria-live=polite></p><table class=ft id=findings><thead><tr>",
+    ]
+    rows += [f"<th scope=col><button type=button>{h}</button>" for h in _COLUMNS]
     rows.append("</thead><tbody>")
-    for f in findings:
+    for f, s in zip(findings, statuses, strict=True):
         cells = (f.rule, f.device, f.interface or "", f.expected, f.actual, f.message, file_line(f))
-        severity = f"<td class={_SEVERITY_STATUS[f.severity]}>{f.severity.value}"
-        rows.append(f"<tr>{severity}" + "".join(f"<td>{escape(c)}" for c in cells))
+        rows.append(
+            f"<tr data-s={s} data-r={ORDER.index(s)}><td>{sev(s)}"
+            + "".join(f"<td>{escape(c)}" for c in cells)
+        )
     rows.append("</tbody></table>")
     return "".join(rows)
 

@@ -75,4 +75,6 @@ def case_names(findings: Sequence[Finding]) -> list[str]:
 
 
 def _order(key: tuple[str, ...], f: Finding) -> tuple[object, ...]:
-    return (key, f.actual, f.message, f.file or "", f.line or 0)
+    # Every field of the finding, so that only findings equal in all of them tie (and those cannot
+    # be told apart anyway): a severity left out let two twins swap fingerprints between runs.
+    return (key, f.severity.value, f.actual, f.message, f.file or "", f.line is None, f.line or 0)

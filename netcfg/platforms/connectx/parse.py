@@ -3,12 +3,11 @@ collected on a server (`mlnx_qos`, the sysfs/configfs dump, `ethtool -i`, counte
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import re
 from functools import lru_cache
 
-from netcfg.model import DSCP_VALUES, Device, DeviceState, InterfaceState, PgBuffer
+from netcfg.model import DSCP_VALUES, Device, DeviceState, InterfaceState, PgBuffer, port_copy
 from netcfg.parsing import many, one, ttp_parse
 from netcfg.platforms.base import Command
 from netcfg.platforms.connectx.commands import PLATFORM, mlnx_qos_command, sysfs_command
@@ -189,7 +188,7 @@ def parse_config(text: str, device: Device) -> DeviceState:
 
 def _named(shape: InterfaceState, netdev: str) -> InterfaceState:
     # The shapes are cached (`_script_ports`): each NIC gets its own copies of their maps.
-    return dataclasses.replace(shape, name=netdev, ecn=dict(shape.ecn), dcqcn=dict(shape.dcqcn))
+    return port_copy(shape, netdev, ecn=dict(shape.ecn), dcqcn=dict(shape.dcqcn))
 
 
 def parse_outputs(outputs: dict[str, str], device: Device) -> DeviceState:

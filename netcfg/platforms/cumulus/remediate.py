@@ -3,7 +3,8 @@ intent, ending with `nv config apply`.
 
 Both configurations are compared setting by setting: every list (`swp1-4`, `dscp 10,21`) is expanded so
 that the same settings written in other groupings compare equal. Only settings netcfg renders and reads
-are touched: a BGP neighbour, a user account or a port outside the plan is never unset.
+are touched: a BGP neighbour, a user account, a port outside the plan or a QoS profile netcfg does not
+write is never unset.
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ def remediate(device: str, intended: str, running: str) -> Remediation:
     ports = {line.split()[2] for line in want if line.startswith("set interface ")}
     have = _settings(running, ports)
     want = _named_as(want, have)
+    # A QoS profile netcfg does not write (an operator's own for storage ports) is not netcfg's; the
+    # default-global ones apply to every fabric port without a profile of its own, so they are.
+    profiles = {_profile(s) for s in want} - {None}
+    have = {s: None for s in have if _theirs(_profile(s), profiles) is False}
     diff = unified_diff(device, [f"nv {s}" for s in sorted(have)], [f"nv {s}" for s in sorted(want)])
     if not diff:
         return Remediation(device, "", "")
@@ -37,6 +42,7 @@ def _settings(text: str, ports: set[str] | None) -> dict[str, None]:
     """The settings netcfg owns in a config (`set ...`, one port and one number each), in order; of the
     ports named in `ports` only (all when None)."""
     out: dict[str, None] = {}
+    valued: dict[str, str] = {}
     for line in text.splitlines():
         line = line.strip()
         if not line.startswith("nv set "):
@@ -46,6 +52,12 @@ def _settings(text: str, ports: set[str] | None) -> dict[str, None]:
                 continue
             if ports is not None and setting.startswith("set interface ") and setting.split()[2] not in ports:
                 continue
+            # A later value of a setting replaces the earlier one, as NVUE applies them in order.
+            if setting_role(setting) != "member":
+                earlier = valued.get(path_of(setting))
+                if earlier is not None and earlier != setting:
+                    del out[earlier]
+                valued[path_of(setting)] = setting
             out[setting] = None
     return out
 
@@ -54,6 +66,17 @@ _PROFILE = re.compile(r"set qos (mapping|pfc|congestion-control|egress-scheduler
 _BINDING = re.compile(
     r"(set interface \S+ qos (mapping|pfc|congestion-control|egress-scheduler) profile) (\S+)"
 )
+
+
+def _theirs(profile: tuple[str, str] | None, mine: set[tuple[str, str] | None]) -> bool:
+    """Whether a setting is in a QoS profile netcfg neither writes nor relies on (default-global)."""
+    return profile is not None and profile not in mine and profile[1] != DEFAULT_GLOBAL
+
+
+def _profile(setting: str) -> tuple[str, str] | None:
+    """The QoS profile a device-wide setting is part of, by kind and name."""
+    found = _PROFILE.fullmatch(setting)
+    return None if found is None else (found.group(1), found.group(2))
 
 
 def _named_as(want: dict[str, None], have: dict[str, None]) -> dict[str, None]:

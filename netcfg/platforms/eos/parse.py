@@ -3,13 +3,12 @@ templates/eos/parse/; the text cut into blocks, with line numbers, by `text`).""
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import sys
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-from netcfg.model import Device, DeviceState, EcnSetting, InterfaceState, LldpNeighbor, Watchdog
+from netcfg.model import Device, DeviceState, EcnSetting, InterfaceState, LldpNeighbor, Watchdog, port_copy
 from netcfg.parsing import many, one, ttp_parse
 from netcfg.platforms.eos.commands import (
     NAME,
@@ -51,8 +50,8 @@ def parse_config(text: str, device: Device) -> DeviceState:
         shape = resolved.get(block.body)
         if shape is None:
             shape = resolved[block.body] = _resolve(block.body, profiles, pfc_off_line)
-        state.interfaces[block.name] = dataclasses.replace(
-            shape.port, name=block.name, description=block.description, ecn=dict(shape.port.ecn)
+        state.interfaces[block.name] = port_copy(
+            shape.port, block.name, description=block.description, ecn=dict(shape.port.ecn)
         )
         # Interned: every switch of a fabric has the same port names, so the keys are shared.
         loc = state.locations

@@ -1,10 +1,11 @@
 """Intended vs running Junos config: the `delete`/`set` lines that restore intent, by hier_config.
 
 Only what netcfg writes is compared, so nothing else is ever deleted: the host name, the MTU and
-description of the ports netcfg configures, their class-of-service bindings, and the class-of-service
-objects netcfg names (`ROCE-*`, the `NO-LOSS*` and `CNP` forwarding classes). A switch's BGP, users,
-buffer partitions or an operator's own classifiers are neither shown nor touched; a binding of one
-of them on a fabric port is replaced by netcfg's, as setting a single-valued leaf replaces it.
+description of the ports netcfg configures, their class-of-service bindings (notification profile,
+scheduler map, a unit's classifiers), and the class-of-service objects netcfg names (`ROCE-*`, the
+`NO-LOSS*` and `CNP` forwarding classes). A switch's BGP, users, buffer partitions, an operator's own
+classifiers or a unit's rewrite rules are neither shown nor touched; a binding of one of them on a
+fabric port is replaced by netcfg's, as setting a single-valued leaf replaces it.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ _OBJECTS = {
     "scheduler-maps": 2,
     "congestion-notification-profile": 2,
 }
-_BINDINGS = ("congestion-notification-profile", "scheduler-map", "unit")
+_BINDINGS = ("congestion-notification-profile", "scheduler-map")
 # Leaves that take a list of values, one `set` line each: setting one value replaces no other.
 _LISTS = frozenset({"code-points", "fill-level", "drop-probability"})
 
@@ -49,7 +50,7 @@ def managed_lines(text: str, ports: set[str]) -> list[str]:
                 p[:2] == ("class-of-service", "interfaces")
                 and len(p) > 3
                 and p[2] in ports
-                and p[3] in _BINDINGS
+                and _binding(p[3:])
             )
             or (
                 p[0] == "class-of-service"
@@ -62,6 +63,14 @@ def managed_lines(text: str, ports: set[str]) -> list[str]:
         if owned:
             out.append(_line(s))
     return out
+
+
+def _binding(path: tuple[str, ...]) -> bool:
+    """Whether a port's class-of-service statement is one netcfg binds: its notification profile,
+    scheduler map, or a unit's classifier; a unit's rewrite rules or shaping stay the operator's."""
+    if path[0] in _BINDINGS:
+        return True
+    return path[0] == "unit" and len(path) > 2 and path[2] == "classifiers"
 
 
 def remediation(device: str, intended: str, running: str, hier_platform: str) -> Remediation:

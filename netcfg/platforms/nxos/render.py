@@ -12,8 +12,12 @@ What the state says, NX-OS writes this way:
   ECN queues and the default queue share the bandwidth that strict queues leave.
 
 What NX-OS cannot express is refused rather than dropped: an egress queue other than the class's
-own (qos-group N always leaves on queue N), and a PFC watchdog the policy times differently from
-NX-OS's poll interval times whole multipliers (an InputError names the policy setting).
+own (qos-group N always leaves on queue N).
+
+The PFC watchdog is `priority-flow-control watch-dog-interval on`, globally and per port: the one
+watchdog line Cisco's documentation and Cisco's own RoCE scripts write. Its timers (poll interval,
+shutdown and restore multipliers) are left at the switch's defaults: no vendor source confirms how
+their lines are spelt, and a line the switch rejects would stop a push halfway.
 """
 
 from __future__ import annotations
@@ -22,8 +26,7 @@ from collections import Counter
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-from netcfg.errors import InputError
-from netcfg.model import DeviceState, EcnSetting, InterfaceState, Watchdog
+from netcfg.model import DeviceState, EcnSetting, InterfaceState
 from netcfg.templating import template
 
 CLASSIFY = "ROCE_QOS"
@@ -31,9 +34,6 @@ NETWORK_QOS = "ROCE_NETWORK_QOS"
 QUEUING = "ROCE_QUEUING"
 # The largest MTU a network-qos class takes (Nexus 9000): the class never caps a port's MTU.
 CLASS_MTU = 9216
-# `priority-flow-control watch-dog interval` takes up to 1000 ms, 100 by default (Nexus Dashboard
-# fabric settings, PFC_WATCH_INT).
-WATCHDOG_INTERVAL_MS = range(100, 1001)
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,37 +223,7 @@ def _network_qos_classes(state: DeviceState) -> list[SimpleNamespace]:
 
 def _watchdog_lines(state: DeviceState) -> list[str]:
     wd = state.watchdog
-    if wd is None or not wd.enabled:
-        return []
-    interval, shutdown, restore = watchdog_timers(state.name, wd)
-    return [
-        "priority-flow-control watch-dog-interval on",
-        f"priority-flow-control watch-dog interval {interval}",
-        f"priority-flow-control watch-dog shutdown-multiplier {shutdown}",
-        f"priority-flow-control auto-restore multiplier {restore}",
-    ]
-
-
-def watchdog_timers(device: str, wd: Watchdog) -> tuple[int, int, int]:
-    """Poll interval (ms), shutdown and auto-restore multipliers for the policy's watchdog; NX-OS
-    detects and restores after whole numbers of polls and always drops: anything else is refused."""
-
-    def refuse(setting: str, expected: str) -> InputError:
-        return InputError(f"policy pfc_watchdog.{setting} (NX-OS switch {device})", expected)
-
-    if wd.action not in (None, "drop"):
-        raise refuse("action", f"drop (NX-OS's watchdog drops a stuck queue's traffic), not {wd.action}")
-    interval = wd.polling_ms
-    if interval not in WATCHDOG_INTERVAL_MS:
-        raise refuse("polling_ms", f"100 to 1000 ms (NX-OS watch-dog interval), not {interval}")
-    multipliers = []
-    for setting, value in (("detection_ms", wd.detection_ms), ("restoration_ms", wd.restoration_ms)):
-        if value is None or value % interval or value == 0:
-            raise refuse(
-                setting, f"a whole multiple of polling_ms {interval} (NX-OS counts polls), not {value}"
-            )
-        multipliers.append(value // interval)
-    return interval, multipliers[0], multipliers[1]
+    return ["priority-flow-control watch-dog-interval on"] if wd is not None and wd.enabled else []
 
 
 def _port_lines(

@@ -20,7 +20,7 @@ from netcfg.model import Device, DeviceState, LldpNeighbor, PgBuffer
 from netcfg.platforms.base import Batch, Command, Platform, register
 from netcfg.platforms.sonic import counters, secrets, show
 from netcfg.platforms.sonic.commands import COMMANDS, LLDP, PFCWD, RUNNING, STATUS, VERSION
-from netcfg.platforms.sonic.configdb import ConfigDb, Unreadable, load
+from netcfg.platforms.sonic.configdb import ConfigDb, Unreadable, json_part, load
 from netcfg.platforms.sonic.names import PIPELINE_XON_BYTES, STOCK_CABLE_M
 from netcfg.platforms.sonic.parse import entries, parse_db
 from netcfg.platforms.sonic.render import config_db, render_text
@@ -174,7 +174,7 @@ def _copy(shape: DeviceState, name: str) -> DeviceState:
 
 def _descriptions(text: str) -> dict[str, str]:
     """PORT descriptions of a text the shape parse has read (so it is config_db, nested or flat)."""
-    data = json.loads(text)
+    data = json.loads(json_part(text))
     ports = dict(data.get("PORT", {}))
     ports |= {k.partition("|")[2]: v for k, v in data.items() if k.startswith("PORT|")}
     return {n: f["description"] for n, f in ports.items() if isinstance(f.get("description"), str)}

@@ -181,9 +181,22 @@ def _named(path: Path) -> str:
     return "|".join(path[:2]) + "".join(f".{field}" for field in path[2:])
 
 
+def json_part(text: str) -> str:
+    """The JSON of a config_db text that SONiC's tools opened with warning lines (`show
+    runningconfiguration all` and sonic-cfggen print deprecation and platform warnings on stdout
+    before the document): those lines are blanked, so every key keeps its line number. A text whose
+    first line is JSON, or that has no line opening an object, is returned as it is."""
+    lines = text.split("\n")
+    first = next((n for n, line in enumerate(lines) if line.lstrip().startswith("{")), None)
+    if not first or any(line.lstrip().startswith(("[", '"', "}")) for line in lines[:first]):
+        return text
+    return "\n" * first + "\n".join(lines[first:])
+
+
 def load(text: str) -> ConfigDb:
     """The tables of a config_db JSON text, nested or flat; Unreadable where it is not one, or where
     a key, table or entry is given twice (which JSON readers settle by keeping the last)."""
+    text = json_part(text)
     try:
         data = json.loads(text, object_pairs_hook=_unique)
     except _DuplicateKey:

@@ -20,10 +20,9 @@ read-back both go through `BnxtNic`, so they map the model the same way:
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 
-from netcfg.model import InterfaceState
+from netcfg.model import InterfaceState, port_copy
 
 PRIORITIES = range(8)
 # App TLV selectors (IEEE 802.1Qaz): 3 is a UDP or DCCP port, 5 a DSCP.
@@ -188,4 +187,4 @@ def _roce_tos(nic: BnxtNic) -> int | None:
 
 def shape(port: InterfaceState, name: str) -> InterfaceState:
     """A copy of a port parsed once for thousands of identical hosts, under this host's NIC name."""
-    return dataclasses.replace(port, name=name, ecn=dict(port.ecn), dcqcn=dict(port.dcqcn))
+    return port_copy(port, name, ecn=dict(port.ecn), dcqcn=dict(port.dcqcn))
