@@ -167,3 +167,25 @@ def test_the_summary_says_the_devices_were_checked_from_files(tmp_path, capsys):
 def test_allow_missing_without_a_config_folder_is_refused(capsys):
     err = error_of(capsys, "--allow-missing")
     assert "--allow-missing" in err and "--configs" in err
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("pause watchdog default timeout 0.2", "pause watchdog default timeout 0.3"),
+        ("pause watchdog default recovery-time 0.2", "pause watchdog default recovery-time 0.4"),
+        ("pause watchdog default polling-interval 0.1", "pause watchdog default polling-interval 0.05"),
+        ("pause watchdog action drop", "pause watchdog action errdisable"),
+    ],
+)
+def test_a_watchdog_finding_points_at_the_line_that_is_wrong(tmp_path, capsys, old, new):
+    """The watchdog's four lines are one setting to the rules, but each finding stands on the line a
+    user must change: pfc.watchdog against the policy and rail.qos_consistency against the rail."""
+    configs = render_lab(tmp_path / "configs", capsys)
+    leaf = configs / "leaf-su1-r2.cfg"
+    edit(leaf, f"priority-flow-control {old}\n", f"priority-flow-control {new}\n")
+    rc, findings = check_json(capsys, "--configs", str(configs))
+    assert rc == 1
+    wrong = line_of(leaf, f"priority-flow-control {new}")
+    placed = {(f["rule"], f["file"], f["line"]) for f in findings}
+    assert placed == {(rule, str(leaf), wrong) for rule in ("pfc.watchdog", "rail.qos_consistency")}
