@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,6 +24,7 @@ from netcfg.policy import Policy
 from netcfg.report import FORMATS, Report, rules_not_run
 from netcfg.report.layout import fabric_layout
 from netcfg.rules import Finding
+from netcfg.scratch import sweep_files, temp_file_name
 from netcfg.snapshot import discard, snapshot_meta
 from netcfg.sources import device_state, snapshot_states
 
@@ -114,7 +114,9 @@ def record_baseline(root: Path, snapshot: Path) -> Path:
     """Make `snapshot` the fabric's go-live baseline: later audits compare error counters with it."""
     path = root / BASELINE_FILE
     data = {"snapshot": snapshot.name, "recorded": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
-    tmp = path.with_name(f".{BASELINE_FILE}.{os.getpid()}")
+    # A killed earlier recording left its temporary file under netcfg's own name: that goes first.
+    sweep_files(root, {BASELINE_FILE})
+    tmp = temp_file_name(path)
     try:
         tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
         tmp.replace(path)

@@ -1,6 +1,7 @@
 """What a killed netcfg run leaves is removed by the next run that finds it, and nothing else is:
 a snapshot moved aside for its successor (`.replaced`) or half removed (`.discarded`), a render's
-hidden temporary file. Look-alikes of a user's own, or of a run still alive, stay."""
+hidden temporary file, a report's, a drain list's or the go-live baseline record's. Look-alikes of a
+user's own, or of a run still alive, stay."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import signal
 import subprocess
 import sys
 
+from netcfg.audit import BASELINE_FILE, record_baseline
 from netcfg.cli import main
 from tests.conftest import LAB, ROOT
 
@@ -103,3 +105,23 @@ def test_a_report_killed_mid_write_leaves_a_temporary_file_the_next_report_remov
     assert main(["check", str(LAB), "--output", str(report)]) in (0, 1)
     assert not left.exists() and other.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([report.name, other.name])
+
+
+def test_a_baseline_record_killed_mid_write_leaves_a_temporary_file_the_next_record_removes(tmp_path):
+    snapshot = tmp_path / "20261202T180000Z"
+    plant_snapshot(snapshot)
+    pid = dead_pid()
+    left = tmp_path / f".{BASELINE_FILE}.netcfg-{pid}-0123abcd"
+    left.write_text('{"snapshot": "half')
+    lookalikes = [
+        tmp_path / f".notes.json.netcfg-{pid}-0123abcd",  # a name netcfg does not write here
+        tmp_path / f".{BASELINE_FILE}.netcfg-{os.getpid()}-0123abcd",  # a run still alive
+        tmp_path / f".{BASELINE_FILE}.{pid}",  # not netcfg's shape
+    ]
+    for path in lookalikes:
+        path.write_text("mine\n")
+    assert record_baseline(tmp_path, snapshot) == tmp_path / BASELINE_FILE
+    assert not left.exists() and all(p.exists() for p in lookalikes)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [snapshot.name, BASELINE_FILE, *(p.name for p in lookalikes)]
+    )
