@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import re
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -224,13 +226,24 @@ class _EarlierReadings:
         return self._states
 
 
+# The reports of one audit, named by its snapshot's time stamp.
+_REPORT = re.compile(r"\.(?P<name>\d{8}T\d{6}\.\d{6}Z\.(?:json|md|html))\.netcfg-\d+-[0-9a-f]{8}")
+
+
+def _report_names(folder: Path) -> set[str]:
+    """The report names of the temporary files a killed audit may have left in `folder`."""
+    return {m["name"] for p in folder.iterdir() if (m := _REPORT.fullmatch(p.name))}
+
+
 def write_reports(report: Report, changes: list[Change], folder: Path, stamp: str) -> dict[str, Path]:
     """`<stamp>.json`, `<stamp>.md` and `<stamp>.html` in `folder`; on any failure none is left
     (OutputError). The HTML page shows the report's own drift (`report.drift`)."""
     paths: dict[str, Path] = {}
     path = folder
+    temp: Path | None = None
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        sweep_files(folder, _report_names(folder))
         for fmt, suffix in (("json", "json"), ("markdown", "md"), ("html", "html")):
             path = folder / f"{stamp}.{suffix}"
             text = FORMATS[fmt](report)
@@ -242,11 +255,17 @@ def write_reports(report: Report, changes: list[Change], folder: Path, stamp: st
                 text += "\n## Drift since the previous audit\n\n"
                 text += "| device | setting | before | after |\n|---|---|---|---|\n"
                 text += "".join(f"| {c.device} | {c.setting} | {c.before} | {c.after} |\n" for c in changes)
-            # "x": a file of that name that netcfg did not write is never overwritten.
-            with path.open("x", encoding="utf-8") as out:
-                paths[fmt] = path
-                out.write(text)
+            # Written whole under netcfg's temporary name, then linked into place: a killed audit
+            # leaves no half report, and a file of that name netcfg did not write is never replaced.
+            temp = temp_file_name(path)
+            temp.write_text(text, encoding="utf-8")
+            os.link(temp, path)
+            paths[fmt] = path
+            temp.unlink()
+            temp = None
     except BaseException as exc:
+        if temp is not None:
+            temp.unlink(missing_ok=True)
         for written in paths.values():
             written.unlink(missing_ok=True)
         if isinstance(exc, OSError):
