@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,6 +26,7 @@ from netcfg.policy import Policy
 from netcfg.report import FORMATS, Report, rules_not_run
 from netcfg.report.layout import fabric_layout
 from netcfg.rules import Finding
+from netcfg.scratch import sweep_files, temp_file_name
 from netcfg.snapshot import discard, snapshot_meta
 from netcfg.sources import device_state, snapshot_states
 
@@ -114,7 +116,9 @@ def record_baseline(root: Path, snapshot: Path) -> Path:
     """Make `snapshot` the fabric's go-live baseline: later audits compare error counters with it."""
     path = root / BASELINE_FILE
     data = {"snapshot": snapshot.name, "recorded": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
-    tmp = path.with_name(f".{BASELINE_FILE}.{os.getpid()}")
+    # A killed earlier recording left its temporary file under netcfg's own name: that goes first.
+    sweep_files(root, {BASELINE_FILE})
+    tmp = temp_file_name(path)
     try:
         tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
         tmp.replace(path)
@@ -222,13 +226,24 @@ class _EarlierReadings:
         return self._states
 
 
+# The reports of one audit, named by its snapshot's time stamp.
+_REPORT = re.compile(r"\.(?P<name>\d{8}T\d{6}\.\d{6}Z\.(?:json|md|html))\.netcfg-\d+-[0-9a-f]{8}")
+
+
+def _report_names(folder: Path) -> set[str]:
+    """The report names of the temporary files a killed audit may have left in `folder`."""
+    return {m["name"] for p in folder.iterdir() if (m := _REPORT.fullmatch(p.name))}
+
+
 def write_reports(report: Report, changes: list[Change], folder: Path, stamp: str) -> dict[str, Path]:
     """`<stamp>.json`, `<stamp>.md` and `<stamp>.html` in `folder`; on any failure none is left
     (OutputError). The HTML page shows the report's own drift (`report.drift`)."""
     paths: dict[str, Path] = {}
     path = folder
+    temp: Path | None = None
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        sweep_files(folder, _report_names(folder))
         for fmt, suffix in (("json", "json"), ("markdown", "md"), ("html", "html")):
             path = folder / f"{stamp}.{suffix}"
             text = FORMATS[fmt](report)
@@ -240,11 +255,17 @@ def write_reports(report: Report, changes: list[Change], folder: Path, stamp: st
                 text += "\n## Drift since the previous audit\n\n"
                 text += "| device | setting | before | after |\n|---|---|---|---|\n"
                 text += "".join(f"| {c.device} | {c.setting} | {c.before} | {c.after} |\n" for c in changes)
-            # "x": a file of that name that netcfg did not write is never overwritten.
-            with path.open("x", encoding="utf-8") as out:
-                paths[fmt] = path
-                out.write(text)
+            # Written whole under netcfg's temporary name, then linked into place: a killed audit
+            # leaves no half report, and a file of that name netcfg did not write is never replaced.
+            temp = temp_file_name(path)
+            temp.write_text(text, encoding="utf-8")
+            os.link(temp, path)
+            paths[fmt] = path
+            temp.unlink()
+            temp = None
     except BaseException as exc:
+        if temp is not None:
+            temp.unlink(missing_ok=True)
         for written in paths.values():
             written.unlink(missing_ok=True)
         if isinstance(exc, OSError):

@@ -66,7 +66,9 @@ def short(reason: Reason) -> str:
     message = one_line(reason.message)
     if len(message) > _SHORT:
         message = message[: _SHORT - 3].rstrip() + "..."
-    where = f" {reason.interface}" if reason.interface else ""
+    # A port name is read from the device too: a newline in it would end a comment or a quoted value.
+    port = one_line(reason.interface or "")
+    where = f" {port}" if port else ""
     return f"netcfg: {reason.rule}{where}: {message}"
 
 

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from netcfg.cli import build_parser, main
 from netcfg.inventory import load_fabric
@@ -255,14 +256,26 @@ def readme_npd_config() -> dict:
     return json.loads(block)
 
 
+def manifest_npd_config() -> dict:
+    manifest = Path(__file__).parent.parent / "deploy" / "kubernetes" / "node-problem-detector.yaml"
+    (config_map,) = [d for d in yaml.safe_load_all(manifest.read_text()) if d["kind"] == "ConfigMap"]
+    (text,) = config_map["data"].values()
+    return json.loads(text)
+
+
+# The plugin config the host-gate page documents, and the one deploy/kubernetes ships.
+NPD_CONFIGS = {"docs": readme_npd_config, "manifest": manifest_npd_config}
+
+
 def _go_seconds(text: str) -> float:
     """A Go duration as node-problem-detector's config gives them ("90s", "2m")."""
     number, unit = re.fullmatch(r"(\d+)(s|m)", text).groups()
     return int(number) * {"s": 1, "m": 60}[unit]
 
 
-def test_the_readme_node_problem_detector_config_follows_the_custom_plugin_protocol():
-    config = readme_npd_config()
+@pytest.mark.parametrize("source", sorted(NPD_CONFIGS))
+def test_the_node_problem_detector_config_follows_the_custom_plugin_protocol(source):
+    config = NPD_CONFIGS[source]()
     plugin = config["pluginConfig"]
     assert config["plugin"] == "custom" and plugin["max_output_length"] == 80
     (condition,) = config["conditions"]
@@ -278,6 +291,7 @@ def test_the_readme_node_problem_detector_config_follows_the_custom_plugin_proto
 NOT_FOUND = "gpu02: cannot judge: lldpcli is not installed (not found on PATH or in /usr/s..."
 
 
+@pytest.mark.parametrize("source", sorted(NPD_CONFIGS))
 @pytest.mark.parametrize(
     ("faults", "missing", "status", "line"),
     [
@@ -286,12 +300,13 @@ NOT_FOUND = "gpu02: cannot judge: lldpcli is not installed (not found on PATH or
         (None, "lldpcli", 2, NOT_FOUND),
     ],
 )
-def test_the_readme_plugin_prints_one_line_within_max_output_length(
-    tmp_path: Path, faults, missing, status, line
+def test_the_plugin_prints_one_line_within_max_output_length(
+    tmp_path: Path, source, faults, missing, status, line
 ):
-    """The host-gate page's rule as node-problem-detector runs it (its --interval shortened): exit code and
-    stdout as the custom plugin protocol reads them."""
-    config = readme_npd_config()
+    """The host-gate page's rule, and the shipped manifest's, as node-problem-detector runs it (its
+    --interval shortened, --root the fake host's): exit code and stdout as the custom plugin protocol
+    reads them."""
+    config = NPD_CONFIGS[source]()
     root, tools = fake_host(tmp_path, LAB, "gpu02", faults)
     if missing:
         (tools / missing).unlink()

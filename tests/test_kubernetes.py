@@ -14,6 +14,8 @@ from pathlib import Path
 import kubernetes_validate
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from netcfg.cli import build_parser
 from netcfg.drain import render_drain_list
@@ -148,3 +150,42 @@ def test_the_kubernetes_drain_list_makes_valid_node_changes_under_netcfgs_own_ke
         assert LABEL_VALUE.fullmatch(taint["value"]) and taint["effect"] == "NoSchedule"
         ((key, value),) = node["metadata"]["annotations"].items()
         assert QUALIFIED.fullmatch(key)["prefix"] == "netcfg.io" and value.startswith("netcfg: ")
+
+
+# Text a finding may carry from a device: quotes, shell metacharacters, newlines, control bytes.
+_HOSTILE = st.text(st.sampled_from("ab 9'\"$`;|&<>()*\\\n\r\t\x1b-=:/#"), max_size=40)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    drained=st.lists(
+        st.tuples(st.sampled_from(["gpu01", "gpu04", "gpu05"]), st.none() | _HOSTILE, _HOSTILE), min_size=1
+    ),
+    impacted=st.lists(st.tuples(_HOSTILE, _HOSTILE)),
+)
+def test_any_message_or_port_name_leaves_a_list_that_only_sets_netcfgs_own_keys(
+    lab_fabric, drained, impacted
+):
+    findings = [
+        Finding("qos.trust", Severity.ERROR, host, port, "x", "y", message) for host, port, message in drained
+    ]
+    findings += [
+        Finding("ecn.enabled", Severity.ERROR, "leaf-su2-r2", port, "x", "y", message)
+        for port, message in impacted
+    ]
+    text = render_drain_list(drain_plan(lab_fabric, findings), "kubernetes", "lab", "test")
+    # Every line a shell would run is netcfg's taint or annotation of a drained host, set, never removed;
+    # a port name or message never breaks out of a quoted value or a comment.
+    commands = [line for line in text.splitlines() if not line.startswith("#")]
+    assert len(commands) == 2 * len({host for host, _, _ in drained})
+    nodes = nodes_from_kubectl(text)
+    assert sorted(nodes) == sorted({host for host, _, _ in drained})
+    for node in nodes.values():
+        assert node["spec"]["taints"] == [
+            {"key": "netcfg.io/fabric", "value": "degraded", "effect": "NoSchedule"}
+        ]
+        ((key, value),) = node["metadata"]["annotations"].items()
+        assert (
+            key == "netcfg.io/drain-reason" and value.isprintable() and value.startswith("netcfg: qos.trust")
+        )
+        kubernetes_validate.validate(node, VERSIONS[-1], strict=True)

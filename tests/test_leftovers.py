@@ -1,16 +1,24 @@
 """What a killed netcfg run leaves is removed by the next run that finds it, and nothing else is:
 a snapshot moved aside for its successor (`.replaced`) or half removed (`.discarded`), a render's
-hidden temporary file. Look-alikes of a user's own, or of a run still alive, stay."""
+hidden temporary file, a report's, a drain list's or the go-live baseline record's. Look-alikes of a
+user's own, or of a run still alive, stay."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
 import subprocess
 import sys
 
+import pytest
+
+from netcfg.audit import BASELINE_FILE, record_baseline, write_reports
 from netcfg.cli import main
+from netcfg.errors import OutputError
+from netcfg.report import Report
+from netcfg.report.layout import fabric_layout
 from tests.conftest import LAB, ROOT
 
 
@@ -103,3 +111,54 @@ def test_a_report_killed_mid_write_leaves_a_temporary_file_the_next_report_remov
     assert main(["check", str(LAB), "--output", str(report)]) in (0, 1)
     assert not left.exists() and other.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([report.name, other.name])
+
+
+def test_a_baseline_record_killed_mid_write_leaves_a_temporary_file_the_next_record_removes(tmp_path):
+    snapshot = tmp_path / "20261202T180000Z"
+    plant_snapshot(snapshot)
+    pid = dead_pid()
+    left = tmp_path / f".{BASELINE_FILE}.netcfg-{pid}-0123abcd"
+    left.write_text('{"snapshot": "half')
+    lookalikes = [
+        tmp_path / f".notes.json.netcfg-{pid}-0123abcd",  # a name netcfg does not write here
+        tmp_path / f".{BASELINE_FILE}.netcfg-{os.getpid()}-0123abcd",  # a run still alive
+        tmp_path / f".{BASELINE_FILE}.{pid}",  # not netcfg's shape
+    ]
+    for path in lookalikes:
+        path.write_text("mine\n")
+    assert record_baseline(tmp_path, snapshot) == tmp_path / BASELINE_FILE
+    assert not left.exists() and all(p.exists() for p in lookalikes)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [snapshot.name, BASELINE_FILE, *(p.name for p in lookalikes)]
+    )
+
+
+def test_audit_reports_are_written_whole_and_a_killed_audits_half_reports_are_removed(tmp_path, lab_fabric):
+    folder = tmp_path / "reports" / "lab"
+    folder.mkdir(parents=True)
+    pid = dead_pid()
+    left = [folder / f".20261202T170000.123456Z.{suffix}.netcfg-{pid}-0123abcd" for suffix in ("json", "md")]
+    for path in left:
+        path.write_text("half a rep")
+    lookalikes = [
+        folder / f".notes.json.netcfg-{pid}-0123abcd",  # not a report's name
+        folder / f".20261202T170000.123456Z.json.netcfg-{os.getpid()}-0123abcd",  # an audit still running
+        folder / "20261202T170000.123456Z.json",  # a report (or the user's file) in place
+    ]
+    for path in lookalikes:
+        path.write_text("mine\n")
+    report = Report("lab", "live audit", 18, [], layout=fabric_layout(lab_fabric, []))
+    stamp = "20261202T180000.000000Z"
+    written = write_reports(report, [], folder, stamp)
+    assert sorted(written) == ["html", "json", "markdown"]
+    assert json.loads(written["json"].read_text())["summary"]["fabric"] == "lab"
+    assert not any(p.exists() for p in left) and all(p.read_text() == "mine\n" for p in lookalikes)
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        [*(p.name for p in lookalikes), *(p.name for p in written.values())]
+    )
+    # A report of that name already there is never replaced, and nothing is left beside it.
+    with pytest.raises(OutputError):
+        write_reports(report, [], folder, stamp)
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        [*(p.name for p in lookalikes), *(p.name for p in written.values())]
+    )

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from netcfg.cli import main
 from netcfg.intent import device_intent
 from netcfg.inventory import load_fabric
 from netcfg.lab.snapshot import write_simulated_snapshot
@@ -230,3 +231,25 @@ def test_a_cumulus_leaf_as_intended_among_production_settings_needs_nothing(conf
 def test_any_mix_of_owned_drift_and_production_settings_is_remediated_safely(configs, foreign, drift):
     intended, running = configs
     check_safe(intended, production(running, foreign, drift))
+
+
+# Secrets as NVUE prints them to an admin, in the clear: a snapshot saved by another tool.
+CLEAR_SECRETS = [
+    "nv set system aaa user ops hashed-password $6$Unmasked.Hash$abcdef",
+    "nv set system aaa tacacs server 1 secret Tac4csKey9",
+    "nv set system snmp-server readonly-community Sup3rS3cret access any",
+]
+
+
+def test_the_diff_of_a_cumulus_snapshot_saved_unmasked_prints_no_secret(tmp_path, capsys):
+    snapshot = tmp_path / "snap"
+    assert main(["lab", "snapshot", str(MULTI), "-o", str(snapshot)]) == 0
+    slot = snapshot / LEAF / "nv_config_show_commands.txt"
+    running = production(slot.read_text(), CLEAR_SECRETS, ["pfc priority"])
+    slot.write_text(running)
+    capsys.readouterr()
+    assert main(["diff", str(MULTI), "--snapshot", str(snapshot)]) == 1
+    out = capsys.readouterr().out
+    assert "nv unset qos pfc netcfg-pfc-1 switch-priority 4" in out
+    for secret in ("Unmasked.Hash", "Tac4csKey9", "Sup3rS3cret", "aaa", "snmp-server"):
+        assert secret not in out, secret

@@ -1,8 +1,9 @@
 """SONiC remediation against a production-style config_db (management port, loopback, BGP, NTP, syslog,
 SNMP, TACACS+, VLANs, port channels, SONiC's stock QoS and buffers, an operator's port shaper and DWRR
-schedulers on the fabric ports, other ports): every JSON patch operation names a field netcfg owns,
-and the patch applied to the running config, by this file's RFC 6902 model, gives back the intent for
-those fields and leaves every other field as it was."""
+schedulers on the fabric ports, VRFs, a management VRF, other ports): every JSON patch operation names
+a field netcfg owns, and the patch applied to the running config (by jsonpatch, one operation at a
+time) gives back the intent for those fields and leaves every other field as it was; and the diff of a
+snapshot saved with its secrets in the clear prints none of them."""
 
 from __future__ import annotations
 
@@ -12,10 +13,12 @@ import os
 import subprocess
 import sys
 
+import jsonpatch
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from netcfg.cli import main
 from netcfg.intent import device_intent
 from netcfg.inventory import load_fabric
 from netcfg.lab.snapshot import write_simulated_snapshot
@@ -39,6 +42,13 @@ FOREIGN_TABLES = {
     "SNMP_COMMUNITY": {"<masked-1>": {"TYPE": "RO"}},
     "TACPLUS_SERVER": {"10.9.9.9": {"priority": "1", "tcp_port": "49", "passkey": "<masked>"}},
     "AAA": {"authentication": {"login": "tacacs+,local"}},
+    "RADIUS_SERVER": {"10.9.9.10": {"auth_port": "1812", "passkey": "<masked>"}},
+    "SNMP": {"LOCATION": {"Location": "dc1-row4"}},
+    "SNMP_USER": {"ops": {"SNMP_USER_AUTH_PASSWORD": "<masked>", "SNMP_USER_PERMISSION": "RO"}},
+    "MGMT_VRF_CONFIG": {"vrf_global": {"mgmtVrfEnabled": "true"}},
+    "VRF": {"Vrf_tenant1": {"vni": "10001"}},
+    "VLAN_INTERFACE": {"Vlan10": {"vrf_name": "Vrf_tenant1"}, "Vlan10|10.10.0.1/24": {}},
+    "BGP_GLOBALS": {"default": {"local_asn": "65103", "router_id": "10.255.0.3"}},
     "VLAN": {"Vlan10": {"vlanid": "10"}},
     "VLAN_MEMBER": {"Vlan10|Ethernet100": {"tagging_mode": "untagged"}},
     "PORTCHANNEL": {"PortChannel1": {"admin_status": "up", "mtu": "9100", "min_links": "1"}},
@@ -116,40 +126,10 @@ def production(running: dict, foreign: list[str], fields: list[int], drift: list
     return db
 
 
-# --- RFC 6902, as `config apply-patch` applies it to config_db -------------------------------------
-
-
-def _pointer(path: str) -> list[str]:
-    assert path.startswith("/"), path
-    return [p.replace("~1", "/").replace("~0", "~") for p in path[1:].split("/")]
-
-
 def apply(db: dict, patch: list[dict]) -> dict:
-    """The document after the patch: add and replace set a member (replace only an existing one),
-    remove deletes an existing one, move is remove then add; anything else is refused."""
-    doc = copy.deepcopy(db)
-
-    def parent(parts: list[str]) -> dict:
-        node = doc
-        for part in parts[:-1]:
-            node = node[part]
-        return node
-
-    for op in patch:
-        parts = _pointer(op["path"])
-        if op["op"] == "move":
-            source = _pointer(op["from"])
-            value = parent(source).pop(source[-1])
-            parent(parts)[parts[-1]] = value
-        elif op["op"] == "remove":
-            del parent(parts)[parts[-1]]
-        elif op["op"] in ("add", "replace"):
-            if op["op"] == "replace":
-                assert parts[-1] in parent(parts), op
-            parent(parts)[parts[-1]] = copy.deepcopy(op["value"])
-        else:
-            raise AssertionError(f"unexpected op {op}")
-    return doc
+    """The document after the patch, as `config apply-patch` applies RFC 6902 to config_db: by the
+    jsonpatch library, which refuses to replace or remove a member that is not there."""
+    return jsonpatch.apply_patch(db, patch)
 
 
 def atoms(db: dict) -> set[tuple[str, str, str, str]]:
@@ -278,3 +258,26 @@ def test_the_patch_is_the_same_in_every_run(tmp_path):
         for seed in (1, 2, 3)
     }
     assert len(outputs) == 1 and '"op"' in outputs.pop()
+
+
+# Secrets as a switch keeps them, in the clear: a snapshot saved by another tool, or before masking.
+CLEAR_SECRETS = {
+    "TACPLUS_SERVER": {"10.9.9.9": {"priority": "1", "passkey": "Tac4csKey9"}},
+    "SNMP_COMMUNITY": {"Sup3rS3cret": {"TYPE": "RO"}},
+    "SNMP_USER": {"ops": {"SNMP_USER_AUTH_PASSWORD": "Auth0nlyPw", "SNMP_USER_PERMISSION": "RO"}},
+}
+
+
+def test_the_diff_of_a_sonic_snapshot_saved_unmasked_prints_no_secret(tmp_path, capsys):
+    snapshot = tmp_path / "snap"
+    assert main(["lab", "snapshot", str(MULTI), "-o", str(snapshot)]) == 0
+    slot = snapshot / LEAF / "show_runningconfiguration_all.txt"
+    db = json.loads(slot.read_text())
+    db["PORT_QOS_MAP"]["Ethernet1"]["pfc_enable"] = "3,4"
+    slot.write_text(json.dumps({**db, **CLEAR_SECRETS}, indent=4))
+    capsys.readouterr()
+    assert main(["diff", str(MULTI), "--snapshot", str(snapshot)]) == 1
+    out = capsys.readouterr().out
+    assert '"path": "/PORT_QOS_MAP/Ethernet1/pfc_enable"' in out
+    for secret in ("Tac4csKey9", "Sup3rS3cret", "Auth0nlyPw", "TACPLUS", "SNMP"):
+        assert secret not in out, secret
