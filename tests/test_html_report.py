@@ -402,6 +402,33 @@ def test_the_lab_reads_at_a_glance_by_keyboard_and_passes_axe(nightly, browser, 
     order = browser.evaluate("document.querySelector('#findings thead th:nth-child(2)').ariaSort")
     assert order == "ascending"
 
+    # Back up the page to a rail-map chip: Enter opens its findings and Escape gives the focus back.
+    for _ in range(80):
+        browser.press("Tab", shift=True)
+        if browser.evaluate("document.activeElement.dataset.k") == "leaf-su1-r3":
+            break
+    browser.press("Enter")
+    panel = json.loads(
+        browser.evaluate(
+            "JSON.stringify({hidden: document.getElementById('panel').hidden,"
+            " title: document.getElementById('panel-title').textContent, focus: document.activeElement.id,"
+            " rules: [...document.querySelectorAll('#panel-rows tr')].map(tr => tr.cells[1].textContent)})"
+        )
+    )
+    assert panel == {
+        "hidden": False,
+        "title": "leaf-su1-r3",
+        "focus": "panel-close",
+        "rules": [f["rule"] for f in findings if f["device"] == "leaf-su1-r3"],
+    }
+    browser.press("Escape")
+    assert browser.evaluate(
+        "[document.getElementById('panel').hidden, document.activeElement.dataset.k]"
+    ) == [
+        True,
+        "leaf-su1-r3",
+    ]
+
     assert _violations(browser, axe) == []
     assert browser.console_errors() == []
     assert browser.requested_urls() == [nightly.resolve().as_uri()]
