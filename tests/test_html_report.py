@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 import shutil
 import subprocess
 from html.parser import HTMLParser
@@ -18,12 +19,15 @@ from PIL import Image
 
 from netcfg.cli import main
 from netcfg.drift import Change
+from netcfg.inventory import load_fabric
 from netcfg.model import expand_ports, port_ranges
 from netcfg.report import FORMATS, Report
+from netcfg.report.html import status_of
 from netcfg.report.layout import fabric_layout
+from netcfg.report.where import ORDER, where_section
 from netcfg.rules import Finding, Severity
 from tests.browser import Browser
-from tests.conftest import ROOT
+from tests.conftest import LAB, ROOT
 
 # Screenshots a person can look at after a run (gitignored): docs/html-report.md says where.
 ARTIFACTS = ROOT / "test-artifacts" / "html-report"
@@ -134,6 +138,34 @@ def test_drift_is_listed_and_a_first_audit_says_there_was_nothing_to_compare(lab
     assert "Drift since the last audit: 1 change(s)" in text and "leaf-su1-r4Ethernet1.mtu92141500" in text
     assert "No earlier audit to compare with." in "".join(_page([], lab_fabric).text)
     assert "No changes." in "".join(_page([], lab_fabric, drift=[]).text)
+
+
+UNIT = re.compile(r"<li><details><summary><span class='sev \w'>[^<]*</span> <b>")
+ROW = re.compile(r"<tr><td><span class='sev (\w)'>")
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([*sorted(load_fabric(LAB).devices), "(fabric)", "not-in-inventory"]),
+            st.sampled_from([None, "Ethernet1", "eth0-2", "mlx5_3", "Ethernet31"]),
+            st.sampled_from(list(Severity)),
+            st.sampled_from(["qos.trust", "collect.unreachable", "parse.unknown_output", "pfc.watchdog"]),
+        ),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_the_first_screen_lists_every_finding_once_worst_unit_first(lab_fabric, cases):
+    findings = [Finding(rule, sev, device, port, "a", "b", "m") for device, port, sev, rule in cases]
+    statuses = [status_of(f) for f in findings]
+    text = where_section(findings, statuses, fabric_layout(lab_fabric, lab_fabric.devices))
+    units = UNIT.split(text.split("<div class=counts>")[0])[1:]
+    per_unit = [[ROW.findall(u).count(s) for s in ORDER] for u in units]
+    assert sum(map(sum, per_unit)) == len(findings)
+    assert sorted(s for u in units for s in ROW.findall(u)) == sorted(statuses)
+    # Unit after unit, the errors, then the not checked, warnings and notes never grow.
+    assert per_unit == sorted(per_unit, reverse=True)
 
 
 @given(
@@ -401,6 +433,33 @@ def test_the_lab_reads_at_a_glance_by_keyboard_and_passes_axe(nightly, browser, 
     assert rules == sorted(f["rule"] for f in findings)
     order = browser.evaluate("document.querySelector('#findings thead th:nth-child(2)').ariaSort")
     assert order == "ascending"
+
+    # Back up the page to a rail-map chip: Enter opens its findings and Escape gives the focus back.
+    for _ in range(80):
+        browser.press("Tab", shift=True)
+        if browser.evaluate("document.activeElement.dataset.k") == "leaf-su1-r3":
+            break
+    browser.press("Enter")
+    panel = json.loads(
+        browser.evaluate(
+            "JSON.stringify({hidden: document.getElementById('panel').hidden,"
+            " title: document.getElementById('panel-title').textContent, focus: document.activeElement.id,"
+            " rules: [...document.querySelectorAll('#panel-rows tr')].map(tr => tr.cells[1].textContent)})"
+        )
+    )
+    assert panel == {
+        "hidden": False,
+        "title": "leaf-su1-r3",
+        "focus": "panel-close",
+        "rules": [f["rule"] for f in findings if f["device"] == "leaf-su1-r3"],
+    }
+    browser.press("Escape")
+    assert browser.evaluate(
+        "[document.getElementById('panel').hidden, document.activeElement.dataset.k]"
+    ) == [
+        True,
+        "leaf-su1-r3",
+    ]
 
     assert _violations(browser, axe) == []
     assert browser.console_errors() == []

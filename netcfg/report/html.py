@@ -98,8 +98,8 @@ document.addEventListener('mouseover',function(ev){
   return f[1]+' '+f[2]+(f[4]?' '+f[4]:'')+(f[3]===k?'':' ('+f[3]+')')+': '+f[7];});
  if(fs.length>8)lines.push('... '+(fs.length-8)+' more: click');
  el.title=label(k,el)+'\\n'+(lines.length?lines.join('\\n'):T[el.className]);});
-document.addEventListener('click',function(ev){
- var el=cell(ev.target);if(!el||el.className==='x')return;
+var opener=null;
+function show(el){
  var k=key(el),fs=found(k);
  title.textContent=label(k,el);status.textContent=T[el.className];
  body.replaceChildren.apply(body,fs.map(function(f){
@@ -107,9 +107,15 @@ document.addEventListener('click',function(ev){
   [1,2,3,4,5,6,7,8].forEach(function(i){var td=document.createElement('td');td.textContent=f[i]||'';
    tr.appendChild(td);});
   return tr;}));
- panel.hidden=false;});
-document.getElementById('panel-close').addEventListener('click',function(){panel.hidden=true;});
-document.addEventListener('keydown',function(ev){if(ev.key==='Escape')panel.hidden=true;});
+ panel.hidden=false;}
+document.addEventListener('click',function(ev){
+ var el=cell(ev.target);if(el&&el.className!=='x')show(el);});
+function close(){panel.hidden=true;if(opener){opener.focus();opener=null;}}
+document.getElementById('panel-close').addEventListener('click',close);
+document.addEventListener('keydown',function(ev){
+ if(ev.key==='Escape'&&!panel.hidden)close();
+ else if((ev.key==='Enter'||ev.key===' ')&&ev.target.dataset&&ev.target.dataset.k){
+  ev.preventDefault();opener=ev.target;show(ev.target);document.getElementById('panel-close').focus();}});
 var table=document.getElementById('findings');
 if(table){
  var tbody=table.tBodies[0],rows=[].slice.call(tbody.rows),shown={};
@@ -304,7 +310,9 @@ def _chips(switches: Iterable[SwitchPlace], index: _CellIndex) -> str:
     out = []
     for s in switches:
         name = escape(s.name)
-        out.append(f'<b class={index.of(s.name, s.name)} data-k="{name}">{name}</b>')
+        # A button to the keyboard too: Tab reaches it, Enter or Space opens its findings.
+        status = index.of(s.name, s.name)
+        out.append(f'<b class={status} data-k="{name}" role=button tabindex=0>{name}</b>')
     return "".join(out)
 
 
