@@ -33,7 +33,7 @@ $(DOCS_STAMP): $(STAMP)
 # The MkDocs site in site/ (gitignored). Strict: a broken link, a missing page or a rule without
 # its reference entry fails the build. Nothing is fetched at build time.
 docs: $(DOCS_STAMP)
-	$(BIN)/python -m mkdocs build --strict --site-dir site
+	NO_MKDOCS_2_WARNING=1 PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m mkdocs build --strict --site-dir site
 
 bench: $(STAMP)
 	$(BIN)/python bench/offline.py

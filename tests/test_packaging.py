@@ -11,6 +11,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import tarfile
 import tempfile
 import zipfile
 from collections.abc import Iterator
@@ -31,6 +32,42 @@ USER = "nobody" if os.geteuid() == 0 else None
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     dist = tmp_path_factory.mktemp("dist")
     return Path(next(iter(WheelBuilder(str(ROOT)).build(directory=str(dist), versions=["standard"]))))
+
+
+def test_the_release_builds_carry_name_license_and_urls_and_pass_twine(tmp_path):
+    """`python -m build` as a release runs it (without isolation: the build backend is the dev
+    extra's hatchling, no download), then `twine check --strict` on both files."""
+    dist = tmp_path / "dist"
+    done = subprocess.run(
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(ROOT)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    files = sorted(p.name for p in dist.iterdir())
+    assert files == ["netcfg_roce-0.1.0-py3-none-any.whl", "netcfg_roce-0.1.0.tar.gz"], files
+    done = subprocess.run(
+        [sys.executable, "-m", "twine", "check", "--strict", *sorted(map(str, dist.iterdir()))],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.count("PASSED") == 2, done.stdout
+    with zipfile.ZipFile(dist / files[0]) as zf:
+        names = zf.namelist()
+        (meta,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+        metadata = zf.read(meta).decode()
+        assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), names
+        entry_points = zf.read(meta.replace("METADATA", "entry_points.txt")).decode()
+    headers = dict(line.split(": ", 1) for line in metadata.split("\n\n", 1)[0].splitlines() if ": " in line)
+    assert headers["Name"] == "netcfg-roce"
+    assert headers["License-Expression"] == "Apache-2.0"
+    assert "Project-URL: Source, https://" in metadata and "Project-URL: Documentation, https://" in metadata
+    # The import package and the command keep the name netcfg.
+    assert "netcfg/__init__.py" in names and "netcfg = netcfg.cli:main" in entry_points
+    assert "pip install netcfg-roce" in metadata  # the long description: the README's install line
+    with tarfile.open(dist / files[1]) as tf:
+        members = {m.name.split("/", 1)[1] for m in tf.getmembers() if "/" in m.name}
+    assert {"LICENSE", "README.md", "pyproject.toml", "netcfg/cli.py", "templates/eos/config.j2"} <= members
+    assert not any(m.startswith((".venv/", "site/", "out/")) for m in members)
 
 
 def test_installed_wheel_renders_and_checks_without_the_checkout(wheel, tmp_path):
