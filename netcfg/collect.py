@@ -48,7 +48,7 @@ from netcfg.platforms import get_platform
 from netcfg.processes import ChildProcesses
 from netcfg.scratch import Scratch, sweep
 from netcfg.shard import Shard
-from netcfg.snapshot import SnapshotWriter
+from netcfg.snapshot import CREATED_FORMAT, SnapshotWriter
 from netcfg.sources import device_state
 
 # paramiko logs a reset connection at ERROR, and with no handler Python prints that on stderr; the
@@ -566,7 +566,7 @@ def _meta(fabric: Fabric, found: dict[str, DeviceCollection], started: datetime,
     return {
         "netcfg_version": __version__,
         "fabric": fabric.name,
-        "created": started.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "created": started.strftime(CREATED_FORMAT),
         "seconds": round(seconds, 3),
         "devices": {
             name: {

@@ -37,7 +37,7 @@ from netcfg.platforms import get_platform
 from netcfg.platforms.base import Command, is_read_only
 from netcfg.policy import Policy
 from netcfg.rules import Finding
-from netcfg.snapshot import SnapshotWriter
+from netcfg.snapshot import CREATED_FORMAT, SnapshotWriter
 from netcfg.sources import device_state
 from netcfg.sysread import Unreadable, grep_files
 
@@ -217,7 +217,7 @@ def save_reading(fabric: Fabric, device: Device, reading: LocalReading, target: 
             if c.file in reading.outputs
         }
         digest = writer.write_device(device.name, outputs, platform.counter_files(device))
-        created = datetime.fromtimestamp(reading.read_at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        created = datetime.fromtimestamp(reading.read_at, UTC).strftime(CREATED_FORMAT)
         meta = {
             "netcfg_version": __version__,
             "fabric": fabric.name,

@@ -10,18 +10,17 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from netcfg import __version__
 from netcfg.errors import InputError, OutputError
-from netcfg.snapshot import META_FILE, SnapshotWriter, snapshot_meta
+from netcfg.snapshot import CREATED_FORMAT, META_FILE, SnapshotWriter, created_at, snapshot_meta
 
 # Array tasks of one collection start within minutes of each other on a busy cluster; readings
 # further apart are no longer one picture of the fabric.
 DEFAULT_WINDOW_S = 900
-_STAMP = "%Y-%m-%dT%H:%M:%SZ"
 
 
 def _shard_meta(path: Path) -> dict[str, Any]:
@@ -43,17 +42,12 @@ def _shard_meta(path: Path) -> dict[str, Any]:
 
 
 def _window(path: Path, meta: dict[str, Any]) -> tuple[datetime, datetime]:
-    try:
-        start = datetime.strptime(str(meta.get("created")), _STAMP).replace(tzinfo=UTC)
-    except ValueError:
-        raise InputError(
-            str(path / META_FILE), f"created is not a time ({_STAMP}); expected netcfg's meta.json"
-        ) from None
+    start = created_at(meta, path / META_FILE)
+    if start is None:
+        raise InputError(f"{path / META_FILE}: created", "missing; expected when the shard was collected")
     seconds = meta.get("seconds", 0)
     if not isinstance(seconds, int | float) or not 0 <= seconds < 86_400:
-        raise InputError(
-            str(path / META_FILE), "seconds is not a collection time; expected netcfg's meta.json"
-        )
+        raise InputError(f"{path / META_FILE}: seconds", "expected the collection's duration in seconds")
     return start, start + timedelta(seconds=seconds)
 
 
@@ -130,7 +124,7 @@ def merge_shards(
         meta = {
             "netcfg_version": __version__,
             "fabric": next(iter(fabrics)),
-            "created": windows[earliest][0].strftime(_STAMP),
+            "created": windows[earliest][0].strftime(CREATED_FORMAT),
             "seconds": round(span, 3),
             "devices": {d: metas[p]["devices"][d] for d, p in sorted(owner.items())},
             "merged_from": [

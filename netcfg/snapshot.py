@@ -14,6 +14,7 @@ import os
 import shutil
 import threading
 from collections.abc import Collection
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,8 @@ from netcfg.files import decode_output, list_dir, read_bytes
 from netcfg.scratch import Scratch, aside_name, sweep
 
 META_FILE = "meta.json"
+# How meta.json writes when a snapshot's collection began (UTC).
+CREATED_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 # What a device folder's command outputs are named: netcfg writes `.txt`, collectors also keep `.json`.
 OUTPUT_SUFFIXES = (".txt", ".json")
 _WANTED = "expected a new or empty folder, or an earlier netcfg snapshot (replaced only with --overwrite)"
@@ -71,6 +74,22 @@ def fingerprint(outputs: dict[str, str], counters: Collection[str] = ()) -> str:
         digest.update(f"{file}\0{len(text)}\0".encode())
         digest.update(text.encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
+
+
+def created_at(meta: dict[str, Any], path: Path) -> datetime | None:
+    """When the snapshot whose `meta.json` is `path` was taken; None where it does not say (a hand-made
+    snapshot), InputError naming the field where it says something else."""
+    created = meta.get("created")
+    if created is None:
+        return None
+    try:
+        return datetime.strptime(str(created), "%Y-%m-%dT%H:%M:%S%z")
+    except ValueError:
+        text = repr(created)
+        shown = text if len(text) <= 40 else f"{text[:37]}..."
+        raise InputError(
+            f"{path}: created", f"{shown}; expected a UTC time as netcfg writes it (2026-01-31T23:59:00Z)"
+        ) from None
 
 
 def snapshot_meta(folder: Path) -> dict[str, Any] | None:

@@ -15,7 +15,7 @@ from netcfg.model import Device, DeviceState, Fabric
 from netcfg.platforms import Platform, get_platform
 from netcfg.plausible import implausible_counter, implausible_setting, overlong_number
 from netcfg.policy import Policy
-from netcfg.snapshot import META_FILE, read_device_outputs
+from netcfg.snapshot import CREATED_FORMAT, META_FILE, created_at, read_device_outputs
 
 
 def intent_states(fabric: Fabric, policy: Policy) -> dict[str, DeviceState]:
@@ -171,8 +171,8 @@ def check_earlier(snapshot: Path, earlier: Path, option: str) -> None:
     if now[1] and then[1] and then[1] > now[1]:
         raise InputError(
             where,
-            f"was taken at {then[1]:%Y-%m-%dT%H:%M:%SZ}, after --snapshot {snapshot} "
-            f"({now[1]:%Y-%m-%dT%H:%M:%SZ}); expected an earlier snapshot (are the two swapped?)",
+            f"was taken at {then[1]:{CREATED_FORMAT}}, after --snapshot {snapshot} "
+            f"({now[1]:{CREATED_FORMAT}}); expected an earlier snapshot (are the two swapped?)",
         )
 
 
@@ -180,23 +180,10 @@ def _meta_identity(folder: Path) -> tuple[str | None, datetime | None]:
     """(fabric, time) a snapshot's `meta.json` names, each None where it names none."""
     meta = _read_meta(folder)
     path = folder / META_FILE
-    fabric, created = meta.get("fabric"), meta.get("created")
+    fabric = meta.get("fabric")
     if fabric is not None and not isinstance(fabric, str):
         raise InputError(f"{path}: fabric", f"{_json_type(fabric)}; expected the fabric's name")
-    if created is None:
-        return fabric, None
-    try:
-        return fabric, datetime.strptime(str(created), "%Y-%m-%dT%H:%M:%S%z")
-    except ValueError:
-        raise InputError(
-            f"{path}: created",
-            f"{_shown(created)}; expected a UTC time as netcfg writes it (2026-01-31T23:59:00Z)",
-        ) from None
-
-
-def _shown(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else f"{text[:37]}..."
+    return fabric, created_at(meta, path)
 
 
 def _meta_devices(folder: Path) -> dict[str, dict]:

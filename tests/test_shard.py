@@ -181,3 +181,19 @@ def test_a_shard_that_holds_no_device_is_an_empty_shard_snapshot(lab_fabric, tmp
         )
         == 2
     )
+
+
+def test_a_shard_whose_meta_names_no_time_is_refused_naming_the_field(
+    lab_fabric, tmp_path, capsys, monkeypatch
+):
+    monkeypatch.setenv("NETCFG_USERNAME", USER)
+    monkeypatch.setenv("NETCFG_PASSWORD", PASSWORD)
+    empty = min(set(range(64)) - {shard_of(name, 64) for name in lab_fabric.devices})
+    shard = tmp_path / "empty"
+    assert main(["collect", str(LAB), "-o", str(shard), "--shard", f"{empty}/64", "--no-host-key-check"]) == 0
+    meta = json.loads((shard / "meta.json").read_text())
+    # The only shard of one, so that merge comes to its time.
+    whole = {"index": 0, "count": 1, "selection": ""}
+    (shard / "meta.json").write_text(json.dumps(meta | {"created": "yesterday", "shard": whole}))
+    err = _error(capsys, "merge", str(shard), "-o", str(tmp_path / "out"))
+    assert f"{shard / 'meta.json'}: created: 'yesterday'; expected a UTC time" in err

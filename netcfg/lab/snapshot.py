@@ -22,7 +22,7 @@ from netcfg.lab.health import PortRates, with_counters, with_link_state
 from netcfg.model import Device, DeviceState, Fabric
 from netcfg.platforms.simulator import simulator
 from netcfg.policy import Policy
-from netcfg.snapshot import SnapshotWriter
+from netcfg.snapshot import CREATED_FORMAT, SnapshotWriter
 
 
 @dataclass(slots=True)
@@ -112,7 +112,7 @@ def write_simulated_snapshot(
     meta = {
         "netcfg_version": __version__,
         "fabric": fabric.name,
-        "created": datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "created": datetime.fromtimestamp(at, UTC).strftime(CREATED_FORMAT),
         "source": "simulated (netcfg lab snapshot)",
         "devices": devices,
     }
