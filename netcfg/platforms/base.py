@@ -68,6 +68,19 @@ MARKER = "=== {} ==="
 _MARKER_RE = re.compile(r"=== (.+) ===")
 
 
+@dataclass(frozen=True, slots=True)
+class LoadBalancing:
+    """What of the policy's `load_balancing` a platform renders and reads back, as its vendor documents
+    it: the hash fields it can hash on (vendor-neutral names), the modes it can run (`LbMode`), and
+    which settings (`hash_fields`, `hash_seed`, `lb_mode`, `reorder_tolerant`) its config carries
+    (`renders`) or only its collected outputs show (`reads`)."""
+
+    hash_fields: frozenset[str] = frozenset()
+    modes: frozenset[str] = frozenset()
+    renders: frozenset[str] = frozenset()
+    reads: frozenset[str] = frozenset()
+
+
 class Platform(ABC):
     """One platform: how to render intent, parse state back, and reach the device. What the lab needs
     to simulate one is its `Simulator` (`netcfg.platforms.simulator`), kept apart."""
@@ -100,6 +113,9 @@ class Platform(ABC):
     # Modules holding the platform's own rules (its known stock traps, named as operators know them);
     # `netcfg.checks` imports them after the shared rules.
     rule_modules: ClassVar[tuple[str, ...]] = ()
+    # Load balancing the platform renders and reads (netcfg.policy.LoadBalancingPolicy); none by
+    # default: a setting no vendor source documents is neither rendered nor read.
+    load_balancing: ClassVar[LoadBalancing] = LoadBalancing()
 
     @abstractmethod
     def commands(self, device: Device) -> list[Command]:

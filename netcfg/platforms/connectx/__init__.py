@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 from netcfg.model import Device, DeviceState
-from netcfg.platforms.base import Command, register
-from netcfg.platforms.connectx import commands, parse, render, secrets
+from netcfg.platforms.base import Command, LoadBalancing, register
+from netcfg.platforms.connectx import commands, parse, render, roce_accl, secrets
 from netcfg.platforms.linux import counters as linux_counters
 from netcfg.platforms.linux.platform import LinuxHost
 
@@ -28,6 +28,7 @@ class ConnectX(LinuxHost):
     # start with a letter or digit, so none passes for an option); the rest as every Linux host.
     read_only_commands: ClassVar[tuple[str, ...]] = (
         r"mlnx_qos -i [A-Za-z0-9][A-Za-z0-9_.:-]*",
+        roce_accl.READ_ONLY,
         *linux_counters.HOST_READ_ONLY,
     )
     # The kernel drivers of the NICs this platform configures (`ethtool -i`): a NIC on another driver
@@ -35,6 +36,8 @@ class ConnectX(LinuxHost):
     nic_drivers: ClassVar[frozenset[str]] = frozenset({"mlx5_core"})
     # mlnx_qos reports `Cable len: 7` on a NIC nobody has set up.
     default_cable_m: ClassVar[int | None] = 7
+    # Read back only (ROCE_ACCL's adaptive_routing_forced_en): no vendor page shows how to set it.
+    load_balancing: ClassVar[LoadBalancing] = LoadBalancing(reads=frozenset({"reorder_tolerant"}))
 
     def commands(self, device: Device) -> list[Command]:
         return commands.commands(device)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from netcfg.model import Device, Nic
 from netcfg.platforms.base import Command
+from netcfg.platforms.connectx.roce_accl import roce_accl_command
 from netcfg.platforms.linux import counters as linux_counters
 from netcfg.platforms.linux.host import (
     LLDP,
@@ -40,6 +41,7 @@ def commands(device: Device) -> list[Command]:
             sysfs_command(nic),
             ethtool_command(nic),
             gid_command(nic),
+            roce_accl_command(nic),
             *linux_counters.nic_counter_commands(nic),
         )
     ]

@@ -12,6 +12,7 @@ from netcfg.parsing import many, one, ttp_parse
 from netcfg.platforms.base import Command
 from netcfg.platforms.connectx.commands import PLATFORM, mlnx_qos_command, sysfs_command
 from netcfg.platforms.connectx.counters import MLX5_COUNTERS
+from netcfg.platforms.connectx.roce_accl import read_reorder_tolerance, roce_accl_command
 from netcfg.platforms.linux import counters as linux_counters
 from netcfg.platforms.linux import host as linux_host
 from netcfg.platforms.linux.host import (
@@ -220,6 +221,7 @@ def parse_outputs(outputs: dict[str, str], device: Device) -> DeviceState:
             # Driver and firmware are both unknown then: parse.unknown_output says so once.
             state.facets -= {"version"}
         linux_host.read_nic_gids(state, port, nic, outputs, device)
+        port.reorder_tolerant = read_reorder_tolerance(outputs.get(roce_accl_command(nic).file))
     linux_counters.read_counters(state, device.nics, outputs, MLX5_COUNTERS)
     linux_host.read_lldp(state, outputs)
     return state
