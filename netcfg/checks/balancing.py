@@ -190,7 +190,7 @@ def check_reordering(ctx: CheckContext) -> Iterator[Issue]:
     """Per-packet adaptive routing runs only where every NIC of the plane places out-of-order packets:
     packets of one queue pair take different paths and arrive out of order, which a NIC without
     out-of-order placement treats as loss (go-back-N retransmission). NVIDIA requires Spectrum-X NICs
-    set up for it. A NIC whose setting could not be read is named as unknown."""
+    set up for it. Judged on NICs whose setting was read (ConnectX: the ROCE_ACCL register)."""
     spraying = sorted(
         d.name
         for d, s in _switch_states(ctx)
@@ -205,20 +205,13 @@ def check_reordering(ctx: CheckContext) -> Iterator[Issue]:
             continue
         for nic in device.nics:
             port = state.interfaces.get(nic.netdev)
-            tolerant = None if port is None else port.reorder_tolerant
-            if tolerant:
+            if port is None or port.reorder_tolerant is not False:
                 continue
             yield Issue(
                 device.name,
                 nic.netdev,
                 "places out-of-order packets",
-                "unknown" if tolerant is None else "in-order only",
-                f"switches {where} spray packets per packet, but this NIC "
-                + (
-                    "shows no out-of-order placement setting"
-                    if tolerant is None
-                    else "does not place out-of-order packets"
-                )
-                + ": its RoCE traffic retransmits on every reordering",
-                severity=Severity.WARNING if tolerant is None else None,
+                "in-order only",
+                f"switches {where} spray packets per packet, but this NIC does not place out-of-order "
+                "packets: its RoCE traffic retransmits on every reordering",
             )
