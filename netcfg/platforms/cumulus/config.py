@@ -84,7 +84,8 @@ def _resolve(config: Config, state: DeviceState) -> tuple[DeviceState, Globals]:
         iface = InterfaceState(name=name, description=port.description, mtu=port.mtu or default_mtu)
         _port_qos(config, g, port, iface)
         iface.watchdog = port.watchdog
-        if config.adaptive_routing is not None or port.adaptive_routing is not None:
+        shown = config.adaptive_routing is not None or port.adaptive_routing is not None
+        if shown and default_mtu is not None:  # a switch port: eth0 and lo route no fabric traffic
             # Adaptive routing runs on a port only where it is on both switch-wide and on the port.
             adaptive = bool(config.adaptive_routing) and bool(port.adaptive_routing)
             iface.lb_mode = "per_packet" if adaptive else "hash"
