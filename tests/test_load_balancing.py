@@ -23,7 +23,6 @@ from netcfg.platforms import get_platform
 from netcfg.platforms.connectx.roce_accl import read_reorder_tolerance, roce_accl_command
 from netcfg.platforms.cumulus.balancing import HASH_FIELDS
 from netcfg.policy import ROCE_ENTROPY, load_policy
-from netcfg.rules import CheckContext
 from netcfg.schema import json_schema
 from tests.conftest import ROOT
 
