@@ -16,8 +16,8 @@ from collections import Counter
 from collections.abc import Iterator
 
 from netcfg.model import DeviceState, EcnSetting, InterfaceState, PgBuffer, Watchdog
-from netcfg.platforms.sonic.configdb import ConfigDb, Unreadable
 from netcfg.platforms.sonic.balancing import read_hash
+from netcfg.platforms.sonic.configdb import ConfigDb, Unreadable
 from netcfg.platforms.sonic.names import DEFAULT_MTU, MAP_TABLES, own
 
 # WRED `ecn` modes that mark green packets (RoCE is never policed, so it stays green), and the colours
