@@ -83,11 +83,12 @@ def _switch_load_balancing(state: DeviceState, device: Device, fabric: Fabric, p
     hash on, its tier's seed, and the mode on the ports toward other switches (ECMP groups); ports
     toward hosts carry no ECMP group and hash."""
     lb = policy.load_balancing
-    support = get_platform(device.platform).load_balancing
+    platform = get_platform(device.platform)
+    support = platform.load_balancing
     if lb is None:
         return
     if "hash_fields" in support.renders:
-        state.hash_fields = frozenset(lb.hash_fields) & support.hash_fields
+        state.hash_fields = platform.hash_intent(frozenset(lb.hash_fields))
     if "hash_seed" in support.renders:
         state.hash_seed = lb.seeds.get(device.role.value)
     if "lb_mode" in support.renders and lb.mode in support.modes:

@@ -13,6 +13,9 @@ from netcfg.policy import ROCE_ENTROPY
 from netcfg.rules import CheckContext, Issue, Severity, rule
 
 PER_PACKET = "per_packet"
+# Fields every RoCEv2 packet carries alike (IP protocol 17, UDP destination port 4791): hashing on them
+# or not moves no RoCE flow, so a tier that differs only in them hashes RoCE alike.
+ROCE_CONSTANT = frozenset({"ip_protocol", "l4_dst_port"})
 
 
 def _fields(fields: Iterable[str]) -> str:
@@ -53,11 +56,12 @@ def check_tier_hash_fields(ctx: CheckContext) -> Iterator[Issue]:
     """Every switch of a tier hashes on the same fields: a switch that hashes differently sends the
     same flows down other paths than its peers, so one tier's load stops being even. The odd ones are
     named against their tier's majority (or the policy's fields when there is no majority); a switch
-    whose hash lacks the RoCE entropy is named by lb.hash_entropy instead."""
+    whose hash lacks the RoCE entropy is named by lb.hash_entropy instead. Fields alike in every RoCEv2
+    packet (the IP protocol, UDP destination port 4791) are left out of the comparison."""
     tiers: dict[Role, dict[str, frozenset[str]]] = defaultdict(dict)
     for device, state in _switch_states(ctx):
         if state.hash_fields is not None and _entropy(state.hash_fields):
-            tiers[device.role][device.name] = state.hash_fields
+            tiers[device.role][device.name] = state.hash_fields - ROCE_CONSTANT
     lb = ctx.policy.load_balancing
     for role, by_switch in sorted(tiers.items()):
         counts = Counter(by_switch.values()).most_common()
@@ -66,7 +70,8 @@ def check_tier_hash_fields(ctx: CheckContext) -> Iterator[Issue]:
         if counts[0][1] > counts[1][1]:
             reference, against = counts[0][0], f"the rest of the {role.value} tier"
         elif lb is not None:
-            reference, against = frozenset(lb.hash_fields), "the policy, as the tier has no majority,"
+            reference = frozenset(lb.hash_fields) - ROCE_CONSTANT
+            against = "the policy, as the tier has no majority,"
         else:
             yield Issue(
                 "(fabric)",

@@ -176,6 +176,11 @@ class Platform(ABC):
         without a cable length, says so here). Default: as asked."""
         return port
 
+    def hash_intent(self, fields: frozenset[str]) -> frozenset[str]:
+        """The ECMP hash fields the platform runs when the policy asks for `fields`: those it can hash
+        on (a platform whose hash comes in fixed sets says which set it picks)."""
+        return fields & self.load_balancing.hash_fields
+
     def complete_intent(self, state: DeviceState, policy: Policy) -> DeviceState:
         """The intent with what the platform runs beyond what the policy names (code points and classes
         the policy leaves alone), where the platform's read-back shows them: parse(render(intent)) must
