@@ -94,7 +94,8 @@ def _switch_load_balancing(state: DeviceState, device: Device, fabric: Fabric, p
     if "lb_mode" in support.renders and lb.mode in support.modes:
         for local, _, remote in fabric.links_of(device.name):
             port = state.interfaces[local.interface]
-            port.lb_mode = lb.mode if fabric.devices[remote.device].is_switch else "hash"
+            toward_switch = fabric.devices[remote.device].is_switch
+            port.lb_mode = lb.mode if toward_switch or support.mode_scope == "device" else "hash"
 
 
 def _host_intent(device: Device, fabric: Fabric, policy: Policy) -> DeviceState:

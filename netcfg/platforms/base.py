@@ -79,6 +79,8 @@ class LoadBalancing:
     modes: frozenset[str] = frozenset()
     renders: frozenset[str] = frozenset()
     reads: frozenset[str] = frozenset()
+    # "port": each port runs its own mode; "device": one setting for every ECMP group of the switch.
+    mode_scope: str = "port"
 
 
 class Platform(ABC):
