@@ -356,3 +356,93 @@ def test_every_lb_rule_is_documented():
     for rule_id in LB_RULES:
         assert len(RULES[rule_id].doc) > 80, rule_id
     assert Path(ROOT / "docs" / "load-balancing.md").read_text().count("`lb.") >= len(LB_RULES)
+
+
+# --- SONiC, NX-OS, Junos ----------------------------------------------------------------------------
+
+
+def test_sonic_hashes_roce_on_the_rdma_packet_type_hash_where_it_is_set():
+    """The Generic Hash design's tables: the global `ecmp_hash` here leaves the UDP source port out,
+    the `ecmp_hash_ipv4_rdma` that RoCE over IPv4 meets has it and the destination queue pair."""
+    text = (FIXTURES / "sonic" / "switch_hash_rdma_fragment.json").read_text()
+    state = get_platform("sonic").parse_config(text, Device("leaf", Role.LEAF, "sonic"))
+    assert state.unparsed == {}
+    assert {"l4_src_port", "rdma_dest_qp", "src_ip", "dst_ip"} <= state.hash_fields
+    assert "DST_MAC" in state.hash_fields  # a field netcfg has no name for keeps SONiC's
+    assert '"ecmp_hash_ipv4_rdma"' in text.splitlines()[state.locations["hash_fields"] - 1]
+    without = text.replace('"ecmp_hash_ipv4_rdma"', '"lag_hash_ipv4_rdma"')
+    state = get_platform("sonic").parse_config(without, Device("leaf", Role.LEAF, "sonic"))
+    assert not state.hash_fields & ROCE_ENTROPY  # the global hash, without the source port
+
+
+def test_a_stock_sonic_config_db_shows_no_hash():
+    text = (FIXTURES / "sonic" / "config_db_stock_leaf.json").read_text()
+    assert get_platform("sonic").parse_config(text, Device("leaf", Role.LEAF, "sonic")).hash_fields is None
+
+
+NXOS_RUNNING = (FIXTURES / "nxos" / "show_running-config.txt").read_text()
+
+
+@pytest.mark.parametrize(
+    ("line", "fields", "seed"),
+    [
+        # The guide's full method, options in the order the NX-API reference writes them.
+        (
+            "ip load-sharing address source-destination port source-destination rotate 32 universal-id 20",
+            {"src_ip", "dst_ip", "l4_src_port", "l4_dst_port"},
+            20,
+        ),
+        ("ip load-sharing address source-destination", {"src_ip", "dst_ip"}, None),
+        (
+            "ip load-sharing address source-destination ipv6-flowlabel",
+            {"src_ip", "dst_ip", "ipv6_flow_label"},
+            None,
+        ),
+        # The guide names no fields for gre (the NX-API example) or udf: the seed stands, the fields
+        # are unknown.
+        ("ip load-sharing address source-destination gre-outer rotate 43 universal-id 1", None, 1),
+        ("ip load-sharing address source-destination udf offset 8 length 8", None, None),
+    ],
+)
+def test_nxos_load_sharing_as_the_guide_writes_it(line, fields, seed):
+    text = NXOS_RUNNING.replace("\nfeature lldp", f"\n{line}\nfeature lldp", 1)
+    assert line in text
+    state = get_platform("nxos").parse_config(text, Device("leaf-su1-r4", Role.LEAF, "nxos"))
+    assert state.hash_fields == (frozenset(fields) if fields is not None else None)
+    assert state.hash_seed == seed
+    assert text.splitlines()[state.locations["hash_fields"] - 1] == line
+
+
+def test_nxos_without_load_sharing_shows_no_hash():
+    state = get_platform("nxos").parse_config(NXOS_RUNNING, Device("leaf-su1-r4", Role.LEAF, "nxos"))
+    assert (state.hash_fields, state.hash_seed) == (None, None)
+
+
+JUNOS_SET = (FIXTURES / "junos" / "display_set_apstra_qfx5240.set").read_text()
+
+
+def test_junos_display_set_enhanced_hash_key_and_dlb():
+    lines = [
+        "set forwarding-options enhanced-hash-key family inet no-l4-destination-port",
+        "set forwarding-options enhanced-hash-key ecmp-dlb per-packet",
+    ]
+    text = JUNOS_SET.rstrip("\n") + "\n" + "\n".join(lines) + "\n"
+    state = get_platform("junos").parse_config(text, Device("leaf1", Role.LEAF, "junos"))
+    assert state.hash_fields == {"src_ip", "dst_ip", "l4_src_port", "ip_protocol"}
+    assert {port.lb_mode for port in state.interfaces.values()} == {"per_packet"}
+    assert text.splitlines()[state.locations["lb_mode"] - 1] == lines[1]
+    assert (
+        get_platform("junos").parse_config(JUNOS_SET, Device("leaf1", Role.LEAF, "junos")).hash_fields is None
+    )
+
+
+def test_junos_brace_form_flowlet_dlb():
+    text = (
+        "interfaces {\n    et-0/0/0 {\n        description spine1;\n        mtu 9216;\n    }\n}\n"
+        "forwarding-options {\n    enhanced-hash-key {\n        family inet {\n"
+        "            no-l4-source-port;\n        }\n        ecmp-dlb {\n            flowlet {\n                inactivity-interval 16;\n"
+        "            }\n        }\n    }\n}\n"
+    )
+    state = get_platform("junos").parse_config(text, Device("leaf1", Role.LEAF, "junos"))
+    assert state.hash_fields == {"src_ip", "dst_ip", "l4_dst_port", "ip_protocol"}
+    assert state.interfaces["et-0/0/0"].lb_mode == "flowlet"
