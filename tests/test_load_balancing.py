@@ -437,12 +437,26 @@ def test_junos_display_set_enhanced_hash_key_and_dlb():
 
 
 def test_junos_brace_form_flowlet_dlb():
-    text = (
-        "interfaces {\n    et-0/0/0 {\n        description spine1;\n        mtu 9216;\n    }\n}\n"
-        "forwarding-options {\n    enhanced-hash-key {\n        family inet {\n"
-        "            no-l4-source-port;\n        }\n        ecmp-dlb {\n            flowlet {\n                inactivity-interval 16;\n"
-        "            }\n        }\n    }\n}\n"
-    )
+    text = """\
+interfaces {
+    et-0/0/0 {
+        description spine1;
+        mtu 9216;
+    }
+}
+forwarding-options {
+    enhanced-hash-key {
+        family inet {
+            no-l4-source-port;
+        }
+        ecmp-dlb {
+            flowlet {
+                inactivity-interval 16;
+            }
+        }
+    }
+}
+"""
     state = get_platform("junos").parse_config(text, Device("leaf1", Role.LEAF, "junos"))
     assert state.hash_fields == {"src_ip", "dst_ip", "l4_dst_port", "ip_protocol"}
     assert state.interfaces["et-0/0/0"].lb_mode == "flowlet"
