@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jsonpatch
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -460,3 +461,25 @@ forwarding-options {
     state = get_platform("junos").parse_config(text, Device("leaf1", Role.LEAF, "junos"))
     assert state.hash_fields == {"src_ip", "dst_ip", "l4_dst_port", "ip_protocol"}
     assert state.interfaces["et-0/0/0"].lb_mode == "flowlet"
+
+
+def test_sonic_remediation_owns_only_the_ecmp_hash_field():
+    """A running SWITCH_HASH|GLOBAL with a LAG hash and an algorithm of its own: netcfg's patch
+    replaces `ecmp_hash` and leaves every other field as the device has it."""
+    platform = get_platform("sonic")
+    device = Device("leaf", Role.LEAF, "sonic")
+    fields = frozenset({"src_ip", "dst_ip", "ip_protocol", "l4_src_port", "l4_dst_port"})
+    intended = platform.render_config(DeviceState("leaf", "sonic", hash_fields=fields), device)
+    running = json.loads((FIXTURES / "sonic" / "switch_hash_rdma_fragment.json").read_text())
+    running["DEVICE_METADATA"] = {"localhost": {"hostname": "leaf"}}
+    fix = platform.remediate("leaf", intended, json.dumps(running))
+    assert fix is not None
+    patch = json.loads(fix.commands)
+    hash_ops = [op for op in patch if op["path"].startswith("/SWITCH_HASH")]
+    assert hash_ops and all(op["path"].startswith("/SWITCH_HASH/GLOBAL/ecmp_hash") for op in hash_ops)
+    after = jsonpatch.apply_patch(running, patch)["SWITCH_HASH"]["GLOBAL"]
+    assert after["ecmp_hash"] == ["IP_PROTOCOL", "DST_IP", "SRC_IP", "L4_DST_PORT", "L4_SRC_PORT"]
+    before = running["SWITCH_HASH"]["GLOBAL"]
+    assert {k: v for k, v in after.items() if k != "ecmp_hash"} == {
+        k: v for k, v in before.items() if k != "ecmp_hash"
+    }
