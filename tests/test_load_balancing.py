@@ -483,3 +483,24 @@ def test_sonic_remediation_owns_only_the_ecmp_hash_field():
     assert {k: v for k, v in after.items() if k != "ecmp_hash"} == {
         k: v for k, v in before.items() if k != "ecmp_hash"
     }
+
+
+def test_nvue_remediation_sets_only_what_differs():
+    platform = get_platform("cumulus")
+    device = Device("s", Role.SPINE, "cumulus")
+
+    def config(modes: dict[int, str], seed: int, fields: set[str]) -> str:
+        ports = {f"swp{n}": InterfaceState(f"swp{n}", lb_mode=m) for n, m in modes.items()}
+        state = DeviceState("s", "cumulus", hash_fields=frozenset(fields), hash_seed=seed, interfaces=ports)
+        return platform.render_config(state, device)
+
+    want = config({51: "per_packet", 52: "per_packet"}, 2, {"src_ip", "dst_ip", "l4_src_port"})
+    have = config({51: "per_packet", 52: "hash"}, 1, {"src_ip", "dst_ip"})
+    fix = platform.remediate("s", want, have)
+    assert fix is not None
+    assert fix.commands.splitlines() == [
+        "nv set system forwarding ecmp-hash source-port enabled",
+        "nv set system forwarding hash-seed 2",
+        "nv set interface swp52 router adaptive-routing state enabled",
+        "nv config apply",
+    ]
