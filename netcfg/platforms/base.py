@@ -80,7 +80,7 @@ class LoadBalancing:
     renders: frozenset[str] = frozenset()
     reads: frozenset[str] = frozenset()
     # "port": each port runs its own mode; "device": one setting for every ECMP group of the switch.
-    mode_scope: str = "port"
+    mode_scope: Literal["port", "device"] = "port"
 
 
 class Platform(ABC):
