@@ -21,11 +21,15 @@ class Command:
 
     `counters`: the output is counters or link state, which change between any two readings; a
     snapshot's fingerprint leaves them out, so drift still skips devices whose settings did not change.
+    `optional`: see the field.
     """
 
     cli: str
     file: str
     counters: bool = False
+    # The tool may be missing or too old for the command (NVIDIA's MFT `mlxreg` is not on every host):
+    # its failure leaves what it reads unknown and does not stop the host from being judged.
+    optional: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,11 @@ _ROW = re.compile(rf"^\s*{FIELD}\s*\|\s*(0x[0-9a-fA-F]+|\d+)\s*$", re.M)
 
 
 def roce_accl_command(nic: Nic) -> Command:
-    return Command(f"mlxreg -d {nic.rdma_device} --yes --reg_name ROCE_ACCL --get", f"roce_accl_{nic.netdev}")
+    return Command(
+        f"mlxreg -d {nic.rdma_device} --yes --reg_name ROCE_ACCL --get",
+        f"roce_accl_{nic.netdev}",
+        optional=True,
+    )
 
 
 def read_reorder_tolerance(text: str | None) -> bool | None:
