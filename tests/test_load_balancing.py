@@ -17,10 +17,12 @@ from hypothesis import strategies as st
 from netcfg.checks.catalogue import RULES
 from netcfg.checks.runner import run_checks
 from netcfg.cli import main
+from netcfg.errors import InputError
 from netcfg.inventory import load_fabric
-from netcfg.lab.devices import live_states
+from netcfg.lab.devices import DeviceFaults, apply_faults, live_states
 from netcfg.model import Device, DeviceState, Endpoint, Fabric, InterfaceState, Link, Nic, Role
 from netcfg.platforms import get_platform
+from netcfg.platforms.base import is_read_only
 from netcfg.platforms.connectx.roce_accl import read_reorder_tolerance, roce_accl_command
 from netcfg.platforms.cumulus.balancing import HASH_FIELDS
 from netcfg.policy import ROCE_ENTROPY, load_policy
@@ -186,8 +188,6 @@ def test_the_roce_accl_register_as_mlxreg_prints_it(fixture, expected):
 
 
 def test_the_register_read_is_on_the_read_only_list():
-    from netcfg.platforms.base import is_read_only
-
     platform = get_platform("connectx")
     assert is_read_only(platform, "mlxreg -d mlx5_3 --yes --reg_name ROCE_ACCL --get")
     assert not is_read_only(
@@ -504,3 +504,22 @@ def test_nvue_remediation_sets_only_what_differs():
         "nv set interface swp52 router adaptive-routing state enabled",
         "nv config apply",
     ]
+
+
+@pytest.mark.parametrize(
+    ("device", "fault", "needle"),
+    [
+        ("spine2", {"hash_seed": 4}, "eos shows no hash_seed"),
+        ("spine1", {"lb_mode": {"et-0/0/1": "hash"}}, "one load-balancing mode for the whole switch"),
+        ("gpu06", {"reorder_intolerant": ["eth0"]}, "thor shows no reorder_tolerant"),
+    ],
+)
+def test_a_load_balancing_fault_the_platform_cannot_show_is_refused(tmp_path, device, fault, needle):
+    """A fault netcfg could never find on that platform (lab-multi: EOS spine2, Junos spine1, Thor
+    gpu06) is refused before the lab starts, naming the fault."""
+    inventory = ROOT / "inventories" / "lab-multi"
+    fabric = load_fabric(inventory)
+    states = live_states(fabric, load_policy(fabric.policy_ref, inventory))
+    with pytest.raises(InputError, match=needle) as raised:
+        apply_faults(states[device], DeviceFaults(**fault), fabric.devices[device])
+    assert f"devices.{device}." in str(raised.value)

@@ -296,8 +296,34 @@ def port_rates(faults: DeviceFaults | None) -> tuple[PortRates, dict[str, PortRa
     return device, {port: dataclasses.replace(device, **change) for port, change in changes.items()}
 
 
+# The load-balancing faults and the setting each changes: a platform that does not show the setting
+# could not show the fault either.
+_LB_FAULTS = {
+    "lb_mode": "lb_mode",
+    "hash_fields_off": "hash_fields",
+    "hash_seed": "hash_seed",
+    "reorder_intolerant": "reorder_tolerant",
+}
+
+
+def _check_load_balancing(faults: DeviceFaults, device: Device) -> None:
+    support = simulator(device.platform).platform.load_balancing
+    for name, setting in _LB_FAULTS.items():
+        if getattr(faults, name) and setting not in support.reads:
+            raise InputError(
+                f"faults: devices.{device.name}.{name}",
+                f"platform {device.platform} shows no {setting} (see docs/load-balancing.md)",
+            )
+    if faults.lb_mode and support.mode_scope == "device":
+        raise InputError(
+            f"faults: devices.{device.name}.lb_mode",
+            f"platform {device.platform} runs one load-balancing mode for the whole switch, not per port",
+        )
+
+
 def apply_faults(state: DeviceState, faults: DeviceFaults, device: Device) -> DeviceState:
     """A copy of the state with the fault's setting changes applied."""
+    _check_load_balancing(faults, device)
     if faults.factory_qos:
         stock = simulator(device.platform).factory_qos(state, device)
         if stock is None:
