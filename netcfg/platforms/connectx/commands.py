@@ -1,6 +1,7 @@
 """The read-only commands collected from a ConnectX server: per NIC `mlnx_qos -i IF`, the firmware's
 `mlxconfig -e -d DEV q`, a `grep -rH` dump of its ECN sysfs and RDMA-CM configfs values,
-`ethtool -i IF`, its GID table and its counters; `lldpcli` once."""
+`ethtool -i IF`, its GID table, its `mlxreg ... ROCE_ACCL --get` register and its counters;
+`lldpcli` once."""
 
 from __future__ import annotations
 
