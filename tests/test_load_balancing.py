@@ -179,12 +179,26 @@ def test_nvue_renders_and_reads_back_any_hash_seed_and_modes(fields, seed, modes
 )
 def test_the_roce_accl_register_as_mlxreg_prints_it(fixture, expected):
     text = (FIXTURES / "connectx" / fixture).read_text()
-    assert read_reorder_tolerance(text) is expected
+    assert read_reorder_tolerance(text) == (expected, None)
     nic = Nic(1, "eth0", "mlx5_0")
     device = Device("gpu01", Role.HOST, "connectx", nics=[nic])
     state = get_platform("connectx").parse_outputs({roce_accl_command(nic).file: text}, device)
     assert state.interfaces["eth0"].reorder_tolerant is expected
     assert roce_accl_command(nic).cli not in state.unparsed
+
+
+def test_a_foreign_output_as_the_register_is_unreadable_not_in_order():
+    """Another tool's output saved under the register's name says nothing of reordering: unknown,
+    and named as unreadable; a host without MFT (`mlxreg: command not found`) is only unknown."""
+    nic = Nic(1, "eth0", "mlx5_0")
+    device = Device("gpu01", Role.HOST, "connectx", nics=[nic])
+    cmd = roce_accl_command(nic)
+    foreign = (FIXTURES / "connectx" / "ethtool_i_cx7_psid.txt").read_text()
+    state = get_platform("connectx").parse_outputs({cmd.file: foreign}, device)
+    assert state.interfaces["eth0"].reorder_tolerant is None
+    assert "adaptive_routing_forced_en" in state.unparsed[cmd.cli]
+    missing = get_platform("connectx").parse_outputs({cmd.file: "bash: mlxreg: command not found\n"}, device)
+    assert cmd.cli not in missing.unparsed
 
 
 def test_the_register_read_is_on_the_read_only_list():

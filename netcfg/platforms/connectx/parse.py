@@ -223,7 +223,10 @@ def parse_outputs(outputs: dict[str, str], device: Device) -> DeviceState:
             # Driver and firmware are both unknown then: parse.unknown_output says so once.
             state.facets -= {"version"}
         linux_host.read_nic_gids(state, port, nic, outputs, device)
-        port.reorder_tolerant = read_reorder_tolerance(outputs.get(roce_accl_command(nic).file))
+        register = roce_accl_command(nic)
+        port.reorder_tolerant, why = read_reorder_tolerance(outputs.get(register.file))
+        if why is not None:
+            state.unparsed[register.cli] = why
     linux_counters.read_counters(state, device.nics, outputs, MLX5_COUNTERS)
     linux_host.read_lldp(state, outputs)
     return state

@@ -18,6 +18,8 @@ from netcfg.platforms.base import Command
 
 FIELD = "adaptive_routing_forced_en"
 READ_ONLY = r"mlxreg -d [A-Za-z0-9][A-Za-z0-9_.:-]* --yes --reg_name ROCE_ACCL --get"
+_CANNOT = re.compile(r"^-E- |command not found$", re.M)
+_TABLE = re.compile(r"^Field Name\s*\|\s*Data\s*$", re.M)
 _ROW = re.compile(rf"^\s*{FIELD}\s*\|\s*(0x[0-9a-fA-F]+|\d+)\s*$", re.M)
 
 
@@ -29,11 +31,20 @@ def roce_accl_command(nic: Nic) -> Command:
     )
 
 
-def read_reorder_tolerance(text: str | None) -> bool | None:
-    """Whether the register shows adaptive routing forced on; None when the output shows no such row
-    (older firmware and MFT releases lack the register or the field: unknown, not off)."""
-    found = _ROW.search(text or "")
-    return None if found is None else int(found.group(1), 0) != 0
+def read_reorder_tolerance(text: str | None) -> tuple[bool | None, str | None]:
+    """(whether the register shows adaptive routing forced on, why the output is unreadable).
+
+    Unknown, and no complaint, where nothing was read or the tool says it cannot: no output, MFT's
+    `-E-` error (firmware without the register), the shell's `command not found` (no MFT), or the
+    register's table without this row (older firmware). Any other text is unreadable."""
+    if text is None:
+        return None, None
+    found = _ROW.search(text)
+    if found is not None:
+        return int(found.group(1), 0) != 0, None
+    if _CANNOT.search(text) or _TABLE.search(text) or not text.strip():
+        return None, None
+    return None, f"no {FIELD} row; expected mlxreg's `Field Name | Data` table of ROCE_ACCL"
 
 
 def render_register(port: InterfaceState) -> str:
