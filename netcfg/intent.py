@@ -74,7 +74,28 @@ def _switch_intent(device: Device, fabric: Fabric, policy: Policy) -> DeviceStat
             cable_m=cable_m,
             pg_buffers=pg_buffers,
         )
+    _switch_load_balancing(state, device, fabric, policy)
     return state
+
+
+def _switch_load_balancing(state: DeviceState, device: Device, fabric: Fabric, policy: Policy) -> None:
+    """The policy's hash and adaptive routing, as far as the platform renders them: the fields it can
+    hash on, its tier's seed, and the mode on the ports toward other switches (ECMP groups); ports
+    toward hosts carry no ECMP group and hash."""
+    lb = policy.load_balancing
+    platform = get_platform(device.platform)
+    support = platform.load_balancing
+    if lb is None:
+        return
+    if "hash_fields" in support.renders:
+        state.hash_fields = platform.hash_intent(frozenset(lb.hash_fields))
+    if "hash_seed" in support.renders:
+        state.hash_seed = lb.seeds.get(device.role.value)
+    if "lb_mode" in support.renders and lb.mode in support.modes:
+        for local, _, remote in fabric.links_of(device.name):
+            port = state.interfaces[local.interface]
+            toward_switch = fabric.devices[remote.device].is_switch
+            port.lb_mode = lb.mode if toward_switch or support.mode_scope == "device" else "hash"
 
 
 def _host_intent(device: Device, fabric: Fabric, policy: Policy) -> DeviceState:
@@ -109,6 +130,10 @@ def _host_intent(device: Device, fabric: Fabric, policy: Policy) -> DeviceState:
         if platform.dcqcn_knobs is not None:
             port.dcqcn = {k: v for k, v in port.dcqcn.items() if k in platform.dcqcn_knobs}
         state.interfaces[name] = platform.nic_intent(port, policy)
+    lb = policy.load_balancing
+    if lb is not None and "reorder_tolerant" in platform.load_balancing.renders:
+        for port in state.interfaces.values():
+            port.reorder_tolerant = lb.nics_tolerate_reordering
     return state
 
 

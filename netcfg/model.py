@@ -356,6 +356,13 @@ class InterfaceState:
     # Queue -> the ECN profile it binds that asks for marking yet enables it for no packet RoCE
     # sends (`DeviceState.ecn_not_marking` says why); such a queue reads as marking nothing.
     ecn_not_marking: dict[int, str] = field(default_factory=dict)
+    # Switch ports: how the port spreads the flows of an ECMP group it belongs to, vendor-neutral:
+    # "hash" (one path per flow), "flowlet" (dynamic load balancing of flowlets) or "per_packet"
+    # (adaptive routing of every packet). None: the source does not say.
+    lb_mode: str | None = None
+    # Host NICs: whether the NIC places RoCE packets that arrive out of order (needed under per-packet
+    # adaptive routing). None: the source does not say.
+    reorder_tolerant: bool | None = None
 
 
 def _slot_copier(cls: type) -> Callable[[Any], Any]:
@@ -436,6 +443,10 @@ class DeviceState:
     # profile -> what it says, as the platform prints it (SONiC: a WRED_PROFILE `ecn ecn_all` with
     # `wred_green_enable false`). Where the profile stands: `locations["ecn_not_marking <name>"]`.
     ecn_not_marking: dict[str, str] = field(default_factory=dict)
+    # The ECMP hash: the vendor-neutral fields it covers (netcfg.policy.HashField, or the platform's
+    # own name of a field netcfg has no name for) and its seed. None: the source does not say.
+    hash_fields: frozenset[str] | None = None
+    hash_seed: int | None = None
 
     def port_unread(self, interface: str, fields: tuple[str, ...]) -> bool:
         """Whether any of these settings of a port (or the device-wide setting of the same name) went

@@ -78,7 +78,7 @@ def test_records_have_the_compliance_models_shape(deployed, capsys):
     for r in records:
         by_device.setdefault(r["device"], set()).add(r["feature"])
     assert len(by_device) == 18
-    assert by_device["leaf-su2-r3"] == {"qos", "pfc", "ecn", "watchdog", "mtu"}
+    assert by_device["leaf-su2-r3"] == {"qos", "pfc", "ecn", "watchdog", "mtu", "load_balancing"}
     assert "roce" in by_device["gpu01"]
 
 

@@ -113,6 +113,16 @@ def test_a_missing_tool_cannot_be_judged(tmp_path: Path):
     )
 
 
+def test_a_host_without_mlxreg_is_still_judged(tmp_path: Path):
+    """NVIDIA's MFT is not on every GPU server: without `mlxreg` the NIC's reordering setting is
+    unknown, and the rest of the host is judged as before."""
+    root, tools = fake_host(tmp_path, LAB, "gpu02")
+    (tools / "mlxreg").unlink()
+    done = host_check(LAB, "gpu02", root, tools)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[0] == "gpu02: healthy"
+
+
 def test_without_path_the_tools_are_found_in_the_system_folders(tmp_path: Path):
     """As slurmd starts a prolog: no PATH at all. The fakes are mounted on /usr/local/sbin in a
     mount namespace of the test's own, which nothing else on the machine sees."""

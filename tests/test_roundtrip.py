@@ -115,8 +115,9 @@ def test_parse_render_config_roundtrip(policy: Policy, fabric: Fabric, data: st.
         for port in intent.interfaces.values():
             port.firmware = port.driver = None
             if not device.is_switch:
-                # What a host's driver and kernel run beyond its script (live_nic, the GID table).
-                port.gids = port.priority_buffers = port.dcbx_agent = None
+                # What a host's driver, kernel and firmware run beyond its script (live_nic, the GID
+                # table, the ROCE_ACCL register).
+                port.gids = port.priority_buffers = port.dcbx_agent = port.reorder_tolerant = None
                 port.pg_buffers = {}
         parsed = platform.parse_config(platform.render_config(intent, device), device)
         assert parsed == intent

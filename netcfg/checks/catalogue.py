@@ -5,12 +5,25 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from netcfg.checks import cabling, collection, device, fabric, health, link, nic, plan, waiver, watchdog
+from netcfg.checks import (
+    balancing,
+    cabling,
+    collection,
+    device,
+    fabric,
+    health,
+    link,
+    nic,
+    plan,
+    waiver,
+    watchdog,
+)
 from netcfg.platforms import registry
 from netcfg.rules import RULES, Rule
 
 __all__ = ["RULES", "Rule", "rule_ids"]
 _RULE_MODULES = (
+    balancing,
     cabling,
     collection,
     device,

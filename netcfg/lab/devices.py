@@ -19,6 +19,13 @@ A faults file (YAML) changes settings or transport behaviour per device:
       leaf-su1-r4: {not_operational: [ecn]}   # ECN shown as applied, the hardware runs the stock ECN
       gpu08: {transport: unreachable}         # or auth_fail, silent, truncate, garble; slow_s: 2.5
 
+Load-balancing faults (policy `load_balancing`; docs/load-balancing.md):
+
+      spine1: {lb_mode: {swp51: hash}}        # adaptive routing off on one uplink of an ECMP group
+      leaf-r1: {hash_fields_off: [l4_src_port]}   # the ECMP hash without the UDP source port
+      spine2: {hash_seed: 1}                  # this switch's hash seed (one seed on every tier)
+      gpu02: {reorder_intolerant: [eth0]}     # a NIC that does not place out-of-order packets
+
 Link and counter faults (netcfg.lab.health plays the counters); a fault of the cable itself
 (speed, down, flapping) shows on both of its ends:
 
@@ -63,7 +70,7 @@ from netcfg.lab.health import (
 from netcfg.loader import load_model
 from netcfg.model import Device, DeviceState, Endpoint, Fabric, Gid, InterfaceState, LldpNeighbor, Nic
 from netcfg.platforms.simulator import simulator
-from netcfg.policy import Policy
+from netcfg.policy import MAX_SEED, HashField, LbMode, Policy
 
 _Priority = Annotated[int, Field(ge=0, le=7)]
 
@@ -133,6 +140,17 @@ class DeviceFaults(BaseModel):
     no_cnp: bool = Field(False, description="A NIC that receives ECN-marked RoCE but never sends a CNP.")
     pcie_width: dict[str, Annotated[int, Field(ge=1, le=16)]] = Field(
         default_factory=dict, description="NIC -> the PCIe width it trained at (x16 when healthy)."
+    )
+    lb_mode: dict[str, LbMode] = Field(
+        default_factory=dict,
+        description="port -> how it spreads its ECMP group instead (hash, flowlet, per_packet).",
+    )
+    hash_fields_off: list[HashField] = Field(
+        default_factory=list, description="Fields the switch's ECMP hash leaves out."
+    )
+    hash_seed: int | None = Field(None, ge=0, le=MAX_SEED, description="The switch's ECMP hash seed instead.")
+    reorder_intolerant: list[str] = Field(
+        default_factory=list, description="NICs that do not place RoCE packets arriving out of order."
     )
     prints: dict[str, list[PrintedText]] = Field(
         default_factory=dict,
@@ -206,6 +224,13 @@ def live_states(fabric: Fabric, policy: Policy) -> dict[str, DeviceState]:
                 port = state.interfaces[nic.netdev] = played.live_nic(state.interfaces[nic.netdev], link)
                 port.firmware, port.driver = version, driver
                 port.gids = gid_table(device, nic, policy.host.gid_index)
+                if (
+                    "reorder_tolerant" in played.platform.load_balancing.reads
+                    and port.reorder_tolerant is None
+                ):
+                    # What a NIC set up as the policy asks shows (off where nobody set it up).
+                    lb = policy.load_balancing
+                    port.reorder_tolerant = lb is not None and lb.nics_tolerate_reordering
         state.lldp = [
             LldpNeighbor(local.interface, remote.device, remote.interface)
             for local, _, remote in fabric.links_of(name)
@@ -282,8 +307,34 @@ def port_rates(faults: DeviceFaults | None) -> tuple[PortRates, dict[str, PortRa
     return device, {port: dataclasses.replace(device, **change) for port, change in changes.items()}
 
 
+# The load-balancing faults and the setting each changes: a platform that does not show the setting
+# could not show the fault either.
+_LB_FAULTS = {
+    "lb_mode": "lb_mode",
+    "hash_fields_off": "hash_fields",
+    "hash_seed": "hash_seed",
+    "reorder_intolerant": "reorder_tolerant",
+}
+
+
+def _check_load_balancing(faults: DeviceFaults, device: Device) -> None:
+    support = simulator(device.platform).platform.load_balancing
+    for name, setting in _LB_FAULTS.items():
+        if getattr(faults, name) and setting not in support.reads:
+            raise InputError(
+                f"faults: devices.{device.name}.{name}",
+                f"platform {device.platform} shows no {setting} (see docs/load-balancing.md)",
+            )
+    if faults.lb_mode and support.mode_scope == "device":
+        raise InputError(
+            f"faults: devices.{device.name}.lb_mode",
+            f"platform {device.platform} runs one load-balancing mode for the whole switch, not per port",
+        )
+
+
 def apply_faults(state: DeviceState, faults: DeviceFaults, device: Device) -> DeviceState:
     """A copy of the state with the fault's setting changes applied."""
+    _check_load_balancing(faults, device)
     if faults.factory_qos:
         stock = simulator(device.platform).factory_qos(state, device)
         if stock is None:
@@ -335,6 +386,14 @@ def apply_faults(state: DeviceState, faults: DeviceFaults, device: Device) -> De
             port.oper_up = False
         if port.name in faults.pcie_width and port.pcie is not None:
             port.pcie = dataclasses.replace(port.pcie, width=faults.pcie_width[port.name])
+        if port.name in faults.lb_mode:
+            port.lb_mode = faults.lb_mode[port.name]
+        if port.name in faults.reorder_intolerant:
+            port.reorder_tolerant = False
+    if faults.hash_fields_off and state.hash_fields is not None:
+        state.hash_fields = state.hash_fields - set(faults.hash_fields_off)
+    if faults.hash_seed is not None:
+        state.hash_seed = faults.hash_seed
     if faults.dscp_map:
         state.dscp_map.update(faults.dscp_map)
     for dscp in faults.dscp_unmapped:

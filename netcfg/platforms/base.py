@@ -21,11 +21,15 @@ class Command:
 
     `counters`: the output is counters or link state, which change between any two readings; a
     snapshot's fingerprint leaves them out, so drift still skips devices whose settings did not change.
+    `optional`: see the field.
     """
 
     cli: str
     file: str
     counters: bool = False
+    # The tool may be missing or too old for the command (NVIDIA's MFT `mlxreg` is not on every host):
+    # its failure leaves what it reads unknown and does not stop the host from being judged.
+    optional: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +72,21 @@ MARKER = "=== {} ==="
 _MARKER_RE = re.compile(r"=== (.+) ===")
 
 
+@dataclass(frozen=True, slots=True)
+class LoadBalancing:
+    """What of the policy's `load_balancing` a platform renders and reads back, as its vendor documents
+    it: the hash fields it can hash on (vendor-neutral names), the modes it can run (`LbMode`), and
+    which settings (`hash_fields`, `hash_seed`, `lb_mode`, `reorder_tolerant`) its config carries
+    (`renders`) or only its collected outputs show (`reads`)."""
+
+    hash_fields: frozenset[str] = frozenset()
+    modes: frozenset[str] = frozenset()
+    renders: frozenset[str] = frozenset()
+    reads: frozenset[str] = frozenset()
+    # "port": each port runs its own mode; "device": one setting for every ECMP group of the switch.
+    mode_scope: Literal["port", "device"] = "port"
+
+
 class Platform(ABC):
     """One platform: how to render intent, parse state back, and reach the device. What the lab needs
     to simulate one is its `Simulator` (`netcfg.platforms.simulator`), kept apart."""
@@ -100,6 +119,9 @@ class Platform(ABC):
     # Modules holding the platform's own rules (its known stock traps, named as operators know them);
     # `netcfg.checks` imports them after the shared rules.
     rule_modules: ClassVar[tuple[str, ...]] = ()
+    # Load balancing the platform renders and reads (netcfg.policy.LoadBalancingPolicy); none by
+    # default: a setting no vendor source documents is neither rendered nor read.
+    load_balancing: ClassVar[LoadBalancing] = LoadBalancing()
 
     @abstractmethod
     def commands(self, device: Device) -> list[Command]:
@@ -159,6 +181,11 @@ class Platform(ABC):
         of every NIC (a NIC family that lists only the DSCPs it was given, or sizes its headroom
         without a cable length, says so here). Default: as asked."""
         return port
+
+    def hash_intent(self, fields: frozenset[str]) -> frozenset[str]:
+        """The ECMP hash fields the platform runs when the policy asks for `fields`: those it can hash
+        on (a platform whose hash comes in fixed sets says which set it picks)."""
+        return fields & self.load_balancing.hash_fields
 
     def complete_intent(self, state: DeviceState, policy: Policy) -> DeviceState:
         """The intent with what the platform runs beyond what the policy names (code points and classes

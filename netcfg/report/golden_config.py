@@ -26,6 +26,7 @@ FEATURES: dict[str, str] = {
     "watchdog": "the PFC watchdog and its timers",
     "mtu": "MTU of fabric ports and NICs",
     "roce": "the NIC's RoCE mode and GID",
+    "load_balancing": "ECMP hash fields and seeds, adaptive routing, NIC reordering",
 }
 FEATURE_OF: dict[str, str] = {
     "qos.trust": "qos",
@@ -57,6 +58,12 @@ FEATURE_OF: dict[str, str] = {
     "nxos.class_mtu": "mtu",
     "host.roce": "roce",
     "host.gid": "roce",
+    "lb.hash_entropy": "load_balancing",
+    "lb.tier_hash_fields": "load_balancing",
+    "lb.tier_seed": "load_balancing",
+    "lb.ecmp_group_mode": "load_balancing",
+    "lb.plane_mode": "load_balancing",
+    "lb.reordering": "load_balancing",
 }
 # Findings that say a device's settings were not (all) read: its features are not judged compliant.
 UNJUDGED = ("collect.", "parse.", "state.missing")

@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 from netcfg.model import Device, DeviceState
-from netcfg.platforms.base import Command, register
-from netcfg.platforms.connectx import commands, parse, render, secrets
+from netcfg.platforms.base import Command, LoadBalancing, register
+from netcfg.platforms.connectx import commands, parse, render, roce_accl, secrets
 from netcfg.platforms.linux import counters as linux_counters
 from netcfg.platforms.linux.platform import LinuxHost
 
@@ -31,6 +31,7 @@ class ConnectX(LinuxHost):
         r"mlnx_qos -i [A-Za-z0-9][A-Za-z0-9_.:-]*",
         # `q` (query) only: `set`, `reset` and `apply` change the firmware.
         r"mlxconfig -e -d [A-Za-z0-9][A-Za-z0-9_.:-]* q",
+        roce_accl.READ_ONLY,
         *linux_counters.HOST_READ_ONLY,
     )
     # The kernel drivers of the NICs this platform configures (`ethtool -i`): a NIC on another driver
@@ -38,6 +39,8 @@ class ConnectX(LinuxHost):
     nic_drivers: ClassVar[frozenset[str]] = frozenset({"mlx5_core"})
     # mlnx_qos reports `Cable len: 7` on a NIC nobody has set up.
     default_cable_m: ClassVar[int | None] = 7
+    # Read back only (ROCE_ACCL's adaptive_routing_forced_en): no vendor page shows how to set it.
+    load_balancing: ClassVar[LoadBalancing] = LoadBalancing(reads=frozenset({"reorder_tolerant"}))
 
     def commands(self, device: Device) -> list[Command]:
         return commands.commands(device)

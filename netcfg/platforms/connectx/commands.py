@@ -1,11 +1,13 @@
 """The read-only commands collected from a ConnectX server: per NIC `mlnx_qos -i IF`, the firmware's
 `mlxconfig -e -d DEV q`, a `grep -rH` dump of its ECN sysfs and RDMA-CM configfs values,
-`ethtool -i IF`, its GID table and its counters; `lldpcli` once."""
+`ethtool -i IF`, its GID table, its `mlxreg ... ROCE_ACCL --get` register and its counters;
+`lldpcli` once."""
 
 from __future__ import annotations
 
 from netcfg.model import Device, Nic
 from netcfg.platforms.base import Command
+from netcfg.platforms.connectx.roce_accl import roce_accl_command
 from netcfg.platforms.linux import counters as linux_counters
 from netcfg.platforms.linux.host import (
     LLDP,
@@ -47,6 +49,7 @@ def commands(device: Device) -> list[Command]:
             sysfs_command(nic),
             ethtool_command(nic),
             gid_command(nic),
+            roce_accl_command(nic),
             *linux_counters.nic_counter_commands(nic),
         )
     ]

@@ -12,6 +12,7 @@ from netcfg.platforms.connectx.commands import PRIORITIES, mlnx_qos_command, mlx
 from netcfg.platforms.connectx.counters import LINK_MODES, MLX5_COUNTERS, stats_lines
 from netcfg.platforms.connectx.parse import DCBX_AGENTS
 from netcfg.platforms.connectx.render import NP_DCQCN, np_values
+from netcfg.platforms.connectx.roce_accl import render_register, roce_accl_command
 from netcfg.platforms.linux import counters as linux_counters
 from netcfg.platforms.linux import host as linux_host
 from netcfg.platforms.linux.host import (
@@ -73,6 +74,7 @@ def render_outputs(state: DeviceState, device: Device) -> dict[str, str]:
             bus=f"{0x17 + index * 0x10:02x}",
             eeprom=False,
         )
+        out[roce_accl_command(nic).cli] = render_register(port)
         out |= linux_counters.render_nic_readings(state, port, nic, MLX5_COUNTERS, LINK_MODES, stats_lines)
     out[LLDP.cli] = linux_host.render_lldp(state)
     return out

@@ -13,6 +13,7 @@ from netcfg.platforms.base import Command
 from netcfg.platforms.connectx.commands import PLATFORM, mlnx_qos_command, mlxconfig_command, sysfs_command
 from netcfg.platforms.connectx.counters import MLX5_COUNTERS
 from netcfg.platforms.connectx.mlxconfig import NotCurrentValues, current_values, firmware_dcbx
+from netcfg.platforms.connectx.roce_accl import read_reorder_tolerance, roce_accl_command
 from netcfg.platforms.linux import counters as linux_counters
 from netcfg.platforms.linux import host as linux_host
 from netcfg.platforms.linux.host import (
@@ -222,6 +223,10 @@ def parse_outputs(outputs: dict[str, str], device: Device) -> DeviceState:
             # Driver and firmware are both unknown then: parse.unknown_output says so once.
             state.facets -= {"version"}
         linux_host.read_nic_gids(state, port, nic, outputs, device)
+        register = roce_accl_command(nic)
+        port.reorder_tolerant, why = read_reorder_tolerance(outputs.get(register.file))
+        if why is not None:
+            state.unparsed[register.cli] = why
     linux_counters.read_counters(state, device.nics, outputs, MLX5_COUNTERS)
     linux_host.read_lldp(state, outputs)
     return state

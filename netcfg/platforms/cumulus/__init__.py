@@ -29,8 +29,8 @@ import re
 from typing import TYPE_CHECKING, ClassVar
 
 from netcfg.model import Device, DeviceState
-from netcfg.platforms.base import Batch, Command, Platform, register
-from netcfg.platforms.cumulus import parse
+from netcfg.platforms.base import Batch, Command, LoadBalancing, Platform, register
+from netcfg.platforms.cumulus import balancing, parse
 from netcfg.platforms.cumulus.commands import COMMANDS, CONFIG, COUNTERS, SETTINGS
 from netcfg.platforms.cumulus.defaults import ROCE_CABLE_M, STOCK_DSCP_MAP, defaults
 from netcfg.platforms.cumulus.forms import command_lines
@@ -57,6 +57,7 @@ class Cumulus(Platform):
     read_only_commands: ClassVar[tuple[str, ...]] = tuple(re.escape(c.cli) for c in COMMANDS)
     port_buffer_settings: ClassVar[frozenset[str]] = frozenset({"cable_m"})
     default_cable_m: ClassVar[int | None] = ROCE_CABLE_M
+    load_balancing: ClassVar[LoadBalancing] = balancing.SUPPORT
 
     def commands(self, device: Device) -> list[Command]:
         return list(COMMANDS)

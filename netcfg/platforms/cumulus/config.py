@@ -14,6 +14,7 @@ import sys
 from dataclasses import dataclass
 
 from netcfg.model import DeviceState, EcnSetting, InterfaceState, Watchdog
+from netcfg.platforms.cumulus.balancing import neutral_fields
 from netcfg.platforms.cumulus.defaults import (
     DEFAULT_GLOBAL,
     DEFAULT_GLOBAL_ECN,
@@ -83,7 +84,15 @@ def _resolve(config: Config, state: DeviceState) -> tuple[DeviceState, Globals]:
         iface = InterfaceState(name=name, description=port.description, mtu=port.mtu or default_mtu)
         _port_qos(config, g, port, iface)
         iface.watchdog = port.watchdog
+        shown = config.adaptive_routing is not None or port.adaptive_routing is not None
+        if shown and default_mtu is not None:  # a switch port: eth0 and lo route no fabric traffic
+            # Adaptive routing runs on a port only where it is on both switch-wide and on the port.
+            adaptive = bool(config.adaptive_routing) and bool(port.adaptive_routing)
+            iface.lb_mode = "per_packet" if adaptive else "hash"
         state.interfaces[name] = iface
+    if config.ecmp_hash:
+        state.hash_fields = neutral_fields(config.ecmp_hash)
+    state.hash_seed = config.hash_seed
     on = any(port.watchdog for port in config.ports.values())
     state.watchdog = (
         Watchdog(True, "drop", g.polling_ms * g.robustness, g.polling_ms, g.polling_ms)
@@ -110,13 +119,16 @@ def _locate(config: Config, dg: dict[str, Profile], loc: dict[str, int]) -> None
                 where = lines.get(f, port.lines.get(f)) if own else shared[kind].get(f, roce)
                 if where:
                     loc[sys.intern(f"{name}.{f}")] = where
-        for f in ("description", "mtu", "watchdog"):
+        for f in ("description", "mtu", "watchdog", "lb_mode"):
             if f in port.lines:
                 loc[sys.intern(f"{name}.{f}")] = port.lines[f]
     device_wide = {
         "dscp_map": shared["mapping"].get("dscp_map", roce),
         "tc_queue": config.lines.get("tc_queue", roce),
         "watchdog": config.lines.get("watchdog"),
+        "hash_fields": config.lines.get("hash_fields"),
+        "hash_seed": config.lines.get("hash_seed"),
+        "lb_mode": config.lines.get("lb_mode"),
     }
     loc.update({key: where for key, where in device_wide.items() if where})
     # Device-wide settings that are missing belong at the end.

@@ -104,6 +104,39 @@ def _bind(config: Config, number: int, m: re.Match[str]) -> None:
             port.lines[name] = number
 
 
+@_rule(r"set interface (\S+) router adaptive-routing (?:enable|state) (\S+)")
+def _port_adaptive_routing(config: Config, number: int, m: re.Match[str]) -> None:
+    on = _on(number, "adaptive-routing", m.group(2))
+    for port in _ports(config, number, m.group(1)):
+        port.adaptive_routing = on
+        port.lines["lb_mode"] = number
+
+
+@_rule(r"set router adaptive-routing (?:enable|state) (\S+)")
+def _adaptive_routing(config: Config, number: int, m: re.Match[str]) -> None:
+    config.adaptive_routing = _on(number, "adaptive-routing", m.group(1))
+    config.lines["lb_mode"] = number
+
+
+@_rule(r"set system forwarding ecmp-hash (\S+) (\S+)")
+def _ecmp_hash(config: Config, number: int, m: re.Match[str]) -> None:
+    config.ecmp_hash[m.group(1)] = _on(number, f"ecmp-hash {m.group(1)}", m.group(2))
+    config.lines.setdefault("hash_fields", number)
+
+
+@_rule(r"set system forwarding hash-seed (\d+)")
+def _hash_seed(config: Config, number: int, m: re.Match[str]) -> None:
+    config.hash_seed = _int(number, m.group(1), 0, 2**32 - 1)
+    config.lines["hash_seed"] = number
+
+
+def _on(number: int, what: str, word: str) -> bool:
+    on = ON.get(word)
+    if on is None:
+        raise Unreadable(number, f"{what} {word[:20]!r}; expected on, off, enabled or disabled")
+    return on
+
+
 @_rule(r"set interface (\S+)(?: .*)?")
 def _interface(config: Config, number: int, m: re.Match[str]) -> None:
     _ports(config, number, m.group(1))

@@ -13,6 +13,7 @@ from collections.abc import Hashable, Iterable
 from typing import TypeVar
 
 from netcfg.model import DeviceState, EcnSetting, InterfaceState
+from netcfg.platforms.cumulus import balancing
 from netcfg.platforms.cumulus.defaults import (
     DEFAULT_GLOBAL,
     PRIORITIES,
@@ -110,6 +111,7 @@ def render_lines(state: DeviceState) -> list[str]:
         if g.pfc.cable_m is not None and g.pfc.cable_m != base.pfc.cable_m:
             lines.append(f"nv set qos roce cable-length {g.pfc.cable_m}")
         lines.append(f"nv set qos roce mode {g.roce}")
+    lines += balancing.render_lines(state)
     lines.append(f"nv set system hostname {state.name}")
     return lines
 

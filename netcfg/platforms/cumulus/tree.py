@@ -37,6 +37,8 @@ class Port:
     description: str | None = None
     mtu: int | None = None
     watchdog: bool = False
+    # `router adaptive-routing` on this port; None: no line names it.
+    adaptive_routing: bool | None = None
     profiles: dict[str, str] = field(default_factory=dict)
     lines: dict[str, int] = field(default_factory=dict)
     first_line: int = 0
@@ -51,6 +53,11 @@ class Config:
     polling_ms: int | None = None
     robustness: int | None = None
     sp_tc: dict[int, int] = field(default_factory=dict)
+    # `system forwarding ecmp-hash <field>` lines (NVUE's field names) and `hash-seed`; `router
+    # adaptive-routing` switch-wide. Empty / None: no line says.
+    ecmp_hash: dict[str, bool] = field(default_factory=dict)
+    hash_seed: int | None = None
+    adaptive_routing: bool | None = None
     profiles: dict[tuple[str, str], Profile] = field(default_factory=dict)
     ports: dict[str, Port] = field(default_factory=dict)
     lines: dict[str, int] = field(default_factory=dict)

@@ -17,8 +17,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 from netcfg.model import Device, DeviceState
-from netcfg.platforms.base import Command, Platform, register
-from netcfg.platforms.junos import counters, facts, outputs, parse, render, secrets
+from netcfg.platforms.base import Command, LoadBalancing, Platform, register
+from netcfg.platforms.junos import balancing, counters, facts, outputs, parse, render, secrets
 from netcfg.platforms.junos.commands import (
     COMMANDS,
     SHOW_CONFIG,
@@ -57,6 +57,7 @@ class Junos(Platform):
     port_buffer_settings: ClassVar[frozenset[str]] = frozenset({"cable_m"})
     default_cable_m: ClassVar[int | None] = facts.DEFAULT_CABLE_M
     rule_modules: ClassVar[tuple[str, ...]] = ("netcfg.platforms.junos.rules",)
+    load_balancing: ClassVar[LoadBalancing] = balancing.SUPPORT
 
     def commands(self, device: Device) -> list[Command]:
         return list(COMMANDS)
@@ -75,6 +76,7 @@ class Junos(Platform):
             if not config.statements:
                 return state
         parse.cos_state(state, parse.read_cos(config.statements))
+        balancing.read(state, [(s.path, s.line) for s in config.statements])
         # Device-wide settings that are missing belong at the end.
         state.locations[""] = max(1, config.last_line)
         return state

@@ -14,7 +14,7 @@ from collections import Counter
 from types import SimpleNamespace
 
 from netcfg.model import DeviceState, EcnSetting, InterfaceState, Watchdog
-from netcfg.platforms.junos import facts
+from netcfg.platforms.junos import balancing, facts
 from netcfg.templating import template
 
 DSCP_CLASSIFIER = "ROCE-DSCP"
@@ -62,6 +62,7 @@ def _trust(trust: str | None) -> str | None:
 def junos_form(state: DeviceState) -> DeviceState:
     """The state as a Junos config holds it (see `facts` for each difference)."""
     ports: dict[str, InterfaceState] = {}
+    mode = balancing.device_mode(state)
     for name, port in state.interfaces.items():
         trust = _trust(port.trust)
         no_drop = frozenset(p for p in port.no_drop_priorities or () if p in PRIORITIES)
@@ -78,6 +79,8 @@ def junos_form(state: DeviceState) -> DeviceState:
             strict_queues=frozenset(q for q in port.strict_queues if q in QUEUES),
             watchdog=watchdog,
             dscp_map=dict(port.dscp_map) if trust == "dscp" and port.dscp_map is not None else None,
+            # DLB is one setting for every ECMP group of the switch.
+            lb_mode=mode,
             cable_m=(port.cable_m if port.cable_m is not None else facts.DEFAULT_CABLE_M)
             if has_cnp
             else None,
@@ -214,6 +217,7 @@ def render_config(state: DeviceState) -> str:
         schedulers=schedulers,
         scheduler_maps=scheduler_maps,
         profiles=profiles,
+        load_balancing=balancing.render_lines(s),
     )
 
 

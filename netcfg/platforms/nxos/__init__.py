@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from netcfg.model import Device, DeviceState
-from netcfg.platforms.base import Command, Platform, register
-from netcfg.platforms.nxos import commands, parse, remediation, render, secrets
+from netcfg.platforms.base import Command, LoadBalancing, Platform, register
+from netcfg.platforms.nxos import balancing, commands, parse, remediation, render, secrets
 from netcfg.platforms.nxos.text import split_config
 
 if TYPE_CHECKING:
@@ -29,6 +29,7 @@ class Nxos(Platform):
     hier_config_platform: ClassVar[str | None] = "CISCO_NXOS"
     running_config_file: ClassVar[str | None] = commands.SHOW_RUNNING.file
     rule_modules: ClassVar[tuple[str, ...]] = ("netcfg.platforms.nxos.rules",)
+    load_balancing: ClassVar[LoadBalancing] = balancing.SUPPORT
     read_only_commands: ClassVar[tuple[str, ...]] = (
         r"show version",
         r"show running-config",
@@ -39,6 +40,9 @@ class Nxos(Platform):
         r"show queuing interface",
         r"show queuing pfc-queue detail",
     )
+
+    def hash_intent(self, fields: frozenset[str]) -> frozenset[str]:
+        return balancing.intent_fields(fields)
 
     def commands(self, device: Device) -> list[Command]:
         return list(commands.COMMANDS)

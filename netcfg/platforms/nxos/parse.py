@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from netcfg.model import Device, DeviceState, InterfaceState, LldpNeighbor, PgBuffer, Watchdog
 from netcfg.parsing import many, one, ttp_parse
-from netcfg.platforms.nxos import counters
+from netcfg.platforms.nxos import balancing, counters
 from netcfg.platforms.nxos.commands import SHOW_LLDP, SHOW_PFC, SHOW_RUNNING, SHOW_VERSION
 from netcfg.platforms.nxos.family import NEXUS_9000, Family, family
 from netcfg.platforms.nxos.mqc import (
@@ -139,8 +139,17 @@ def parse_config(text: str, device: Device) -> DeviceState:
         state.locations |= where
     for field, line in system.lines.items():
         state.locations.setdefault(field, line)
+    _read_load_sharing(state, config.nodes)
     state.locations[""] = max(1, config.last_line)
     return state
+
+
+def _read_load_sharing(state: DeviceState, nodes: list[Node]) -> None:
+    """The last `ip load-sharing address` line (NX-OS keeps one; a later one replaces it)."""
+    lines = [n for n in nodes if not n.children and n.text.startswith(balancing.PREFIX)]
+    if lines:
+        state.hash_fields, state.hash_seed = balancing.read_line(lines[-1].text)
+        state.locations["hash_fields"] = state.locations["hash_seed"] = lines[-1].line
 
 
 def _system(nodes: list[Node], mqc: Mqc) -> tuple[_System, dict]:

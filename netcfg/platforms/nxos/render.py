@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 from netcfg.model import DeviceState, EcnSetting, InterfaceState
+from netcfg.platforms.nxos import balancing
 from netcfg.templating import template
 
 CLASSIFY = "ROCE_QOS"
@@ -80,6 +81,7 @@ def render(state: DeviceState, live: Live | None = None) -> str:
         network_qos=NETWORK_QOS,
         queuing=QUEUING,
         watchdog=watchdog,
+        load_sharing=[line] if (line := balancing.render_line(state.hash_fields, state.hash_seed)) else [],
         interfaces=interfaces,
     )
 

@@ -17,8 +17,8 @@ from functools import lru_cache
 from typing import ClassVar
 
 from netcfg.model import Device, DeviceState, LldpNeighbor, PgBuffer
-from netcfg.platforms.base import Batch, Command, Platform, register
-from netcfg.platforms.sonic import counters, secrets, show
+from netcfg.platforms.base import Batch, Command, LoadBalancing, Platform, register
+from netcfg.platforms.sonic import balancing, counters, secrets, show
 from netcfg.platforms.sonic.commands import COMMANDS, LLDP, PFCWD, RUNNING, STATUS, VERSION
 from netcfg.platforms.sonic.configdb import ConfigDb, Unreadable, json_part, load
 from netcfg.platforms.sonic.names import PIPELINE_XON_BYTES, STOCK_CABLE_M
@@ -45,6 +45,7 @@ class Sonic(Platform):
     # The T0 `default_cable` of SONiC's buffer templates, and their ToR-to-server length.
     default_cable_m: ClassVar[int | None] = STOCK_CABLE_M["leaf"]
     rule_modules: ClassVar[tuple[str, ...]] = ("netcfg.platforms.sonic.rules",)
+    load_balancing: ClassVar[LoadBalancing] = balancing.SUPPORT
 
     def commands(self, device: Device) -> list[Command]:
         return list(COMMANDS)

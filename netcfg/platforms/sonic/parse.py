@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from netcfg.model import DeviceState, EcnSetting, InterfaceState, PgBuffer, Watchdog
+from netcfg.platforms.sonic.balancing import read_hash
 from netcfg.platforms.sonic.configdb import ConfigDb, Unreadable
 from netcfg.platforms.sonic.names import DEFAULT_MTU, MAP_TABLES, own
 
@@ -48,6 +49,8 @@ def parse_db(db: ConfigDb, name: str, platform: str) -> DeviceState:
     _read_queues(read, db, state)
     _read_buffers(read, db, state)
     _read_watchdog(read, db, state)
+    state.hash_fields, where = read_hash(db)
+    _at(state.locations, "hash_fields", db.line(*where) if where else None)
     state.locations[""] = 1
     return state
 

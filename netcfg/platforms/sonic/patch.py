@@ -26,7 +26,7 @@ from netcfg.platforms.sonic.render import render_text
 from netcfg.remediation import Remediation, unified_diff
 
 # Tables where netcfg owns only the fields it writes; DEVICE_METADATA (the hostname) is the device's.
-FIELD_TABLES = ("PORT", "CABLE_LENGTH")
+FIELD_TABLES = ("PORT", "CABLE_LENGTH", "SWITCH_HASH")
 NOT_PATCHED = ("DEVICE_METADATA",)
 # PORT_QOS_MAP fields netcfg writes on a port; others (a port shaper's `scheduler`) are the operator's.
 _PORT_QOS_FIELDS = frozenset({*MAP_TABLES, "pfc_enable", "pfcwd_sw_enable"})

@@ -13,6 +13,7 @@ from collections import Counter
 from json.encoder import encode_basestring_ascii as _quote
 
 from netcfg.model import DeviceState, EcnSetting, InterfaceState, PgBuffer, port_sort_key
+from netcfg.platforms.sonic import balancing
 from netcfg.platforms.sonic.names import (
     CABLE_LENGTH_KEY,
     DOT1P_MAP,
@@ -75,6 +76,9 @@ def config_db(state: DeviceState) -> dict:
     cables = {p.name: f"{p.cable_m}m" for p in ports if p.cable_m is not None}
     if cables:
         doc["CABLE_LENGTH"] = {CABLE_LENGTH_KEY: cables}
+    switch_hash = balancing.render_table(state.hash_fields)
+    if switch_hash is not None:
+        doc[balancing.TABLE] = switch_hash
     return doc
 
 
