@@ -526,7 +526,7 @@ def test_firmware_dcbx_of_a_dual_port_card_without_its_pci_address_is_unknown():
             fixture("ethtool_i_cx7_psid.txt"),
             "this is ethtool -i output; netcfg reads `mlxconfig -e -d DEV q` for DCBX",
         ),
-        ("-E- Failed to open the device\n", "no `Configurations:` table"),
+        ("Device #1:\n----------\n\nDevice type:    ConnectX7\n", "no `Configurations:` table"),
     ],
 )
 def test_firmware_dcbx_from_other_output_is_unknown_and_named(text: str, reason: str):
@@ -535,6 +535,18 @@ def test_firmware_dcbx_from_other_output_is_unknown_and_named(text: str, reason:
     outputs[files()[command]] = text
     state = cx.parse_outputs(outputs, host())
     assert state.unparsed == {command: reason}
+    assert (state.interfaces["eth0"].dcbx_mode, state.interfaces["eth0"].dcbx_willing) == (None, None)
+
+
+@pytest.mark.parametrize(
+    "text", ["-E- Failed to open the device\n", "bash: mlxconfig: command not found\n", ""]
+)
+def test_firmware_dcbx_is_unknown_without_complaint_where_mft_cannot_read(text: str):
+    outputs = firmware_controlled(full_outputs())
+    command = cli("mlxconfig", "mlx5_0")
+    outputs[files()[command]] = text
+    state = cx.parse_outputs(outputs, host())
+    assert command not in state.unparsed
     assert (state.interfaces["eth0"].dcbx_mode, state.interfaces["eth0"].dcbx_willing) == (None, None)
 
 

@@ -26,8 +26,8 @@ def mlnx_qos_command(nic: Nic) -> Command:
 
 def mlxconfig_command(nic: Nic) -> Command:
     """The firmware's settings with their current values (`-e`): DCBX is run by the firmware when
-    mlnx_qos says `DCBX mode: Firmware controlled`."""
-    return Command(f"mlxconfig -e -d {nic.rdma_device} q", f"mlxconfig_{nic.netdev}")
+    mlnx_qos says `DCBX mode: Firmware controlled`. Optional: MFT is not on every host."""
+    return Command(f"mlxconfig -e -d {nic.rdma_device} q", f"mlxconfig_{nic.netdev}", optional=True)
 
 
 def sysfs_command(nic: Nic) -> Command:

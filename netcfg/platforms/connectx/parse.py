@@ -12,6 +12,7 @@ from netcfg.parsing import many, one, ttp_parse
 from netcfg.platforms.base import Command
 from netcfg.platforms.connectx.commands import PLATFORM, mlnx_qos_command, mlxconfig_command, sysfs_command
 from netcfg.platforms.connectx.counters import MLX5_COUNTERS
+from netcfg.platforms.connectx.mft import cannot_read
 from netcfg.platforms.connectx.mlxconfig import NotCurrentValues, current_values, firmware_dcbx
 from netcfg.platforms.connectx.roce_accl import read_reorder_tolerance, roce_accl_command
 from netcfg.platforms.linux import counters as linux_counters
@@ -266,9 +267,10 @@ def _read_firmware_dcbx(
     """The DCBX dialect and willing bit of the firmware's agent, where mlnx_qos says the firmware
     runs DCBX. Under `OS controlled` the firmware's agent is off and an OS agent (lldpad), which
     netcfg does not read, decides: unknown. A missing output (a snapshot taken before netcfg
-    collected it, or a host without MFT) leaves DCBX unknown; an unreadable one is named."""
+    collected it), or one where the tool says it cannot read the NIC (no MFT), leaves DCBX unknown;
+    any other unreadable one is named."""
     text = outputs.get(cmd.file)
-    if text is None or port.dcbx_agent != "firmware":
+    if text is None or port.dcbx_agent != "firmware" or cannot_read(text):
         return
     try:
         values = current_values(text)

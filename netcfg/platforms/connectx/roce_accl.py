@@ -15,10 +15,10 @@ import re
 
 from netcfg.model import InterfaceState, Nic
 from netcfg.platforms.base import Command
+from netcfg.platforms.connectx.mft import cannot_read
 
 FIELD = "adaptive_routing_forced_en"
 READ_ONLY = r"mlxreg -d [A-Za-z0-9][A-Za-z0-9_.:-]* --yes --reg_name ROCE_ACCL --get"
-_CANNOT = re.compile(r"^-E- |command not found$", re.M)
 _TABLE = re.compile(r"^Field Name\s*\|\s*Data\s*$", re.M)
 _ROW = re.compile(rf"^\s*{FIELD}\s*\|\s*(0x[0-9a-fA-F]+|\d+)\s*$", re.M)
 
@@ -42,7 +42,7 @@ def read_reorder_tolerance(text: str | None) -> tuple[bool | None, str | None]:
     found = _ROW.search(text)
     if found is not None:
         return int(found.group(1), 0) != 0, None
-    if _CANNOT.search(text) or _TABLE.search(text) or not text.strip():
+    if cannot_read(text) or _TABLE.search(text):
         return None, None
     return None, f"no {FIELD} row; expected mlxreg's `Field Name | Data` table of ROCE_ACCL"
 
