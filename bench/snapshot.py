@@ -30,7 +30,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _python(checkout: Path) -> list[str]:
-    return [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(checkout)!r}); from netcfg.cli import main; sys.exit(main())"]
+    return [
+        sys.executable,
+        "-c",
+        f"import sys; sys.path.insert(0, {str(checkout)!r}); from netcfg.cli import main; sys.exit(main())",
+    ]
 
 
 def write_snapshots(folder: Path, scalable_units: int, servers_per_su: int, rails: int) -> None:
@@ -40,6 +44,7 @@ def write_snapshots(folder: Path, scalable_units: int, servers_per_su: int, rail
     from netcfg.inventory import load_fabric
     from netcfg.lab.snapshot import write_simulated_snapshot
     from netcfg.policy import load_policy
+    from netcfg.snapshot import DEVICE_FILES
 
     folder.mkdir(parents=True, exist_ok=True)
     path = write_generated_inventory(folder, "bench", scalable_units, servers_per_su, rails)
@@ -48,7 +53,9 @@ def write_snapshots(folder: Path, scalable_units: int, servers_per_su: int, rail
     start = time.time() - 300
     for reading, name in enumerate(("before", "after")):
         t = time.perf_counter()
-        write_simulated_snapshot(fabric, policy, {}, folder / name, start + 300 * reading, reading)
+        write_simulated_snapshot(
+            fabric, policy, {}, folder / name, start + 300 * reading, reading, layout=DEVICE_FILES
+        )
         print(f"  wrote {name}: {time.perf_counter() - t:.1f} s")
         t = time.perf_counter()
         code = netcfg(["snapshot", "convert", str(folder / name), "-o", str(folder / f"{name}-folders")])

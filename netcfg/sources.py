@@ -125,7 +125,7 @@ def snapshot_states(
     states = {}
     # Thousands of states are built here and all of them live on: a collection of the young
     # generation finds nothing to free, and walks every one of them.
-    with paused_gc():
+    with paused_gc(keep=True):
         for name, path in entries.items():
             if name in skip:
                 continue
