@@ -125,7 +125,7 @@ def snapshot_states(
     states = {}
     # Thousands of states are built here and all of them live on: a collection of the young
     # generation finds nothing to free, and walks every one of them.
-    with paused_gc(keep=True):
+    with paused_gc(keep=True) as kept:
         for name, path in entries.items():
             if name in skip:
                 continue
@@ -139,6 +139,7 @@ def snapshot_states(
             else:
                 states[name] = device_state(device, read_device_outputs(path), None)
                 states[name].read_at = entry.get("read_at")
+            kept.one_more()
     return states
 
 
