@@ -65,8 +65,8 @@ def write_snapshots(folder: Path, scalable_units: int, servers_per_su: int, rail
     (folder / "complete").write_text("both snapshots written\n", encoding="utf-8")
 
 
-def run_check(checkout: Path, folder: Path, layout: str) -> tuple[float, float, int]:
-    """(wall s, peak RSS MiB, exit code) of one `netcfg check` of the two snapshots."""
+def run_check(checkout: Path, folder: Path, layout: str) -> tuple[float, float, float, int]:
+    """(wall s, CPU s, peak RSS MiB, exit code) of one `netcfg check` of the two snapshots."""
     suffix = "-folders" if layout == "folders" else ""
     argv = [
         *_python(checkout),
@@ -86,7 +86,7 @@ def run_check(checkout: Path, folder: Path, layout: str) -> tuple[float, float, 
     err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
     if proc.returncode not in (0, 1):
         raise SystemExit(f"netcfg check ({checkout}, {layout}) exited {proc.returncode}: {err[-2000:]}")
-    return wall, usage.ru_maxrss / 1024, proc.returncode
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, proc.returncode
 
 
 def main() -> int:
@@ -112,24 +112,26 @@ def main() -> int:
     runs = [(ROOT, layout) for layout in layouts]
     if args.compare:
         runs.append((args.compare.resolve(), "folders"))
-    figures: dict[tuple[Path, str], list[tuple[float, float, float]]] = {run: [] for run in runs}
+    figures: dict[tuple[Path, str], list[tuple[float, float, float, float]]] = {run: [] for run in runs}
     print("netcfg check --snapshot after --previous before (target <= 10 s, <= 1,024 MiB):")
     for i in range(args.runs):
         for checkout, layout in runs:
             loop = machine_speed()
-            wall, rss, code = run_check(checkout, folder, layout)
-            figures[(checkout, layout)].append((wall, rss, loop))
+            wall, cpu, rss, code = run_check(checkout, folder, layout)
+            figures[(checkout, layout)].append((wall, cpu, rss, loop))
             print(
-                f"  run {i + 1} {checkout.name:<10} {layout:<8} {wall:6.2f} s  {rss:7,.0f} MiB  exit {code}"
-                f"  (10M-step loop {loop:.2f} s, ratio {wall / loop:5.1f})"
+                f"  run {i + 1} {checkout.name:<10} {layout:<8} {wall:6.2f} s wall, {cpu:6.2f} s CPU, "
+                f"{rss:7,.0f} MiB, exit {code}  (10M-step loop {loop:.2f} s; wall/loop {wall / loop:5.1f})"
             )
     for (checkout, layout), rows in figures.items():
-        walls, rsses, loops = zip(*rows, strict=True)
-        ratios = [w / lp for w, _, lp in rows]
+        if not rows:
+            continue
+        walls, cpus, rsses, loops = (list(column) for column in zip(*rows, strict=True))
+        ratio = statistics.median(w / lp for w, _, _, lp in rows)
         print(
-            f"{checkout.name:<10} {layout:<8} median {statistics.median(walls):6.2f} s "
-            f"(min {min(walls):.2f}), peak {max(rsses):,.0f} MiB, median wall/loop {statistics.median(ratios):.1f}"
-            f", loop median {statistics.median(loops):.2f} s"
+            f"{checkout.name:<10} {layout:<8} median {statistics.median(walls):6.2f} s wall "
+            f"(min {min(walls):.2f}), {statistics.median(cpus):.2f} s CPU, peak {max(rsses):,.0f} MiB; "
+            f"wall/loop {ratio:.1f}, loop {statistics.median(loops):.2f} s"
         )
     return 0
 
