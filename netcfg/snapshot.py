@@ -129,51 +129,74 @@ def encode_device(files: dict[str, str]) -> bytes:
 
 def decode_device(data: bytes, where: str) -> dict[str, str]:
     """A device's file of outputs as `encode_device` wrote it, keyed by file name; InputError naming
-    the line of anything else (not JSON, another shape, a bad file name, a command twice)."""
-    shape = 'expected {"file": "<command>.txt", "output": "..."} per line, as netcfg writes'
+    the line of anything else (not JSON, another shape, a bad file name, a command twice, a line
+    longer than two outputs' bound)."""
+    text = raw_text(data.removeprefix(b"\xef\xbb\xbf"))
     files: dict[str, str] = {}
     lines: dict[str, int] = {}
-    for number, line in enumerate(raw_text(data.removeprefix(b"\xef\xbb\xbf")).split("\n"), 1):
-        if not line.strip():
-            continue
-        if len(line) > 2 * MAX_TEXT_BYTES:
-            raise InputError(
-                f"{where}:{number}",
-                f"a line of {len(line):,} characters; expected at most {2 * MAX_TEXT_BYTES:,}",
+    # Decoded in place, record after record: splitting the text into lines first copies all of it.
+    at, end = 0, len(text)
+    line, counted = 1, 0
+    while True:
+        while at < end and text[at] in " \t\r\n":
+            at += 1
+        if at == end:
+            return files
+        stop = text.find("\n", at)
+        stop = end if stop < 0 else stop
+        if stop - at > 2 * MAX_TEXT_BYTES:
+            raise _bad_line(
+                text,
+                at,
+                where,
+                f"a line of {stop - at:,} characters; expected at most {2 * MAX_TEXT_BYTES:,}",
             )
         try:
-            record = _DECODER.decode(line)
+            record, after = _DECODER.raw_decode(text, at)
         except ValueError as exc:
             why = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)[:80]
-            raise InputError(f"{where}:{number}", f"not JSON ({why}); {shape}") from None
+            raise _bad_line(text, at, where, f"not JSON ({why}); {_SHAPE}") from None
         except RecursionError:
-            raise InputError(f"{where}:{number}", f"JSON nested too deeply; {shape}") from None
-        if (
-            not isinstance(record, dict)
-            or record.keys() != {"file", "output"}
-            or not isinstance(record["output"], str)
-        ):
-            raise InputError(f"{where}:{number}", shape)
-        name = record["file"]
-        if not _is_output_name(name):
+            raise _bad_line(text, at, where, f"JSON nested too deeply; {_SHAPE}") from None
+        if after != stop and not text[after:stop].isspace():
+            raise _bad_line(text, at, where, f"more than one record on the line; {_SHAPE}")
+        if type(record) is not dict or len(record) != 2 or type(record.get("output")) is not str:
+            raise _bad_line(text, at, where, _SHAPE)
+        name = record.get("file")
+        if type(name) is not str or (name not in _OUTPUT_NAMES and not _is_output_name(name)):
             shown = repr(name) if len(repr(name)) <= 60 else f"{repr(name)[:57]}..."
-            raise InputError(
-                f"{where}:{number}: file",
+            raise _bad_line(
+                text,
+                at,
+                where,
                 f"{shown}; expected a command output's name (<command>.txt or .json)",
+                ": file",
             )
-        if _stem(name) in lines:
-            raise InputError(
-                f"{where}:{number}",
-                f"{name}: the same command as line {lines[_stem(name)]}; expected each once",
+        _OUTPUT_NAMES.add(name)
+        stem = _stem(name)
+        if stem in lines:
+            raise _bad_line(
+                text, at, where, f"{name}: the same command as line {lines[stem]}; expected each once"
             )
-        if len(record["output"]) > MAX_TEXT_BYTES:
-            raise InputError(
-                f"{where}:{number}",
-                f"{name} is {len(record['output']):,} characters; expected at most {MAX_TEXT_BYTES:,}",
+        output = record["output"]
+        if len(output) > MAX_TEXT_BYTES:
+            raise _bad_line(
+                text, at, where, f"{name} is {len(output):,} characters; expected at most {MAX_TEXT_BYTES:,}"
             )
-        lines[_stem(name)] = number
-        files[name] = record["output"]
-    return files
+        line += text.count("\n", counted, at)
+        counted = at
+        lines[stem] = line
+        files[name] = output
+        at = stop
+
+
+_SHAPE = 'expected {"file": "<command>.txt", "output": "..."} per line, as netcfg writes'
+# File names already found to be output names: devices of one platform keep the same ones.
+_OUTPUT_NAMES: set[str] = set()
+
+
+def _bad_line(text: str, at: int, where: str, why: str, field: str = "") -> InputError:
+    return InputError(f"{where}:{text.count(chr(10), 0, at) + 1}{field}", why)
 
 
 def read_device_file(path: Path) -> dict[str, str]:
