@@ -329,8 +329,8 @@ def cmd_snapshot_convert(args: argparse.Namespace, console: Console) -> int:
     path, layout, devices = convert_snapshot(
         Path(args.source), Path(args.output), args.to, replace=args.overwrite
     )
-    shown = "a file per device" if layout == "device" else "a folder per device of a file per command"
-    console.print(Text(f"converted {devices} devices of {args.source} into {path}/ ({shown})"))
+    shown = "a file per device" if layout == "device" else "a folder per device"
+    console.print(Text(f"converted {devices} devices into {path}/ ({shown})"))
     return EXIT_OK
 
 
