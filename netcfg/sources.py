@@ -119,6 +119,7 @@ def snapshot_states(
     outputs nor a folder.
     """
     entries = device_entries(folder, fabric.devices)
+    shared: dict[tuple, object] = {}
     if not entries:
         raise InputError(
             str(folder), f"snapshot is empty (expected a <device>{DEVICE_SUFFIX} file or folder per device)"
@@ -139,7 +140,7 @@ def snapshot_states(
             if error:
                 states[name] = device_state(device, {}, (error["kind"], error["message"]))
             else:
-                states[name] = device_state(device, read_device_outputs(path), None)
+                states[name] = share_equal(device_state(device, read_device_outputs(path), None), shared)
                 states[name].read_at = entry.get("read_at")
             kept.one_more()
     return states
@@ -257,6 +258,39 @@ def _json_type(value: object) -> str:
     """'an object', 'a list', ...: what a JSON value is, as an error says it."""
     names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number"}
     return "null" if value is None else names.get(type(value), "a number")
+
+
+# Per-port tables of numbers that most ports of a fabric hold alike (every NIC's 64-entry DSCP map,
+# its DCQCN knobs, pause counters still at zero): a state's own copy of each was two fifths of a
+# parsed snapshot's memory.
+_PORT_TABLES = ("dscp_map", "dcqcn", "priority_buffers", "class_mtu")
+_COUNTER_TABLES = ("pause_rx", "pause_tx", "ecn_marked", "queue_drops", "watchdog_storms")
+
+
+def share_equal(state: DeviceState, shared: dict[tuple, object]) -> DeviceState:
+    """The state with each per-port table replaced by an equal one already in `shared` (one object
+    for all equal tables of a snapshot, which rules only read), or added to it."""
+    for port in state.interfaces.values():
+        for name in _PORT_TABLES:
+            table = getattr(port, name)
+            if table:
+                setattr(port, name, _one_of(name, table, shared))
+    for counters in state.counters.values():
+        for name in _COUNTER_TABLES:
+            table = getattr(counters, name)
+            if table:
+                setattr(counters, name, _one_of(name, table, shared))
+    return state
+
+
+def _one_of(name: str, table: dict, shared: dict[tuple, object]) -> dict:
+    # The values' types are part of the key: 1, 1.0 and True are equal, and plausibility tells a
+    # counter read as a float from one read as a whole number.
+    try:
+        key = (name, *table.items(), *map(type, table.values()))
+        return shared.setdefault(key, table)  # type: ignore[return-value]
+    except TypeError:  # a value that is not hashable: kept as it is
+        return table
 
 
 SECRET_WITHHELD = "a line holding a secret, not shown"
