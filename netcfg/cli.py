@@ -43,7 +43,6 @@ from netcfg.sources import (
     intent_states,
     missing_configs,
     snapshot_states,
-    snapshots_states,
     unreadable_output,
 )
 
@@ -152,20 +151,15 @@ def exit_code(findings: list[Finding], fail_on: Severity) -> int:
 @command("check")
 def cmd_check(args: argparse.Namespace, console: Console) -> int:
     fabric, policy = load_checked(args.inventory, args)
-    options = [option for option in ("previous", "baseline") if getattr(args, option)]
-    earlier: dict[str, dict | None] = {"previous": None, "baseline": None}
-    if args.snapshot and not args.configs and options:
-        # The snapshot and the earlier ones are read side by side, each on a core of its own.
-        for option in options:
-            check_earlier(Path(args.snapshot), Path(getattr(args, option)), f"--{option}")
-        folders = [Path(args.snapshot), *(Path(getattr(args, option)) for option in options)]
-        states, *before = snapshots_states(fabric, folders)
-        earlier |= dict(zip(options, before, strict=True))
-        source = f"snapshot {args.snapshot}"
-    else:
-        states, source = _states(args, fabric, policy)
-        for option in options:
+    states, source = _states(args, fabric, policy)
+    earlier = {}
+    for option in ("previous", "baseline"):
+        folder = getattr(args, option)
+        if folder and not args.snapshot:
             raise InputError(f"--{option}", "compares counters with a snapshot: give --snapshot too")
+        if folder:
+            check_earlier(Path(args.snapshot), Path(folder), f"--{option}")
+        earlier[option] = snapshot_states(fabric, Path(folder)) if folder else None
     findings = run_checks(fabric, policy, states, earlier["previous"], earlier["baseline"])
     report = Report(
         fabric.name,

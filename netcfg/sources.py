@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from datetime import datetime
 from pathlib import Path
 
@@ -17,7 +16,6 @@ from netcfg.model import Device, DeviceState, Fabric
 from netcfg.platforms import Platform, get_platform
 from netcfg.plausible import implausible_counter, implausible_setting, overlong_number
 from netcfg.policy import Policy
-from netcfg.processes import ChildProcesses
 from netcfg.snapshot import (
     CREATED_FORMAT,
     DEVICE_SUFFIX,
@@ -144,28 +142,6 @@ def snapshot_states(
                 states[name].read_at = entry.get("read_at")
             kept.one_more()
     return states
-
-
-def snapshots_states(fabric: Fabric, folders: Sequence[Path]) -> list[dict[str, DeviceState]]:
-    """`snapshot_states` of each folder (a check's `--snapshot`, `--previous`, `--baseline`): the
-    first read here, the others each in a worker process at the same time, on another core. An
-    error is raised as reading them one after the other would raise it: the first folder's first.
-    """
-    if len(folders) < 2 or (os.cpu_count() or 1) < 2:
-        return [snapshot_states(fabric, folder) for folder in folders]
-    jobs = [(fabric, folder) for folder in folders[1:]]
-    with ChildProcesses(_states_of, jobs, progress=False) as workers:
-        first = snapshot_states(fabric, folders[0])
-        # Unpickled states live on, as parsed ones do (see `paused_gc`).
-        with paused_gc(keep=True):
-            rest = workers.results()
-    return [first, *rest]
-
-
-def _states_of(job: tuple[Fabric, Path], progress: object) -> dict[str, DeviceState]:
-    """A worker's job: one snapshot's states."""
-    fabric, folder = job
-    return snapshot_states(fabric, folder)
 
 
 def unchanged_devices(before: Path, after: Path) -> set[str]:
