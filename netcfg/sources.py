@@ -240,6 +240,9 @@ def _json_type(value: object) -> str:
 # its DCQCN knobs, pause counters still at zero): a state's own copy of each was two fifths of a
 # parsed snapshot's memory.
 _PORT_TABLES = ("dscp_map", "dcqcn", "priority_buffers", "class_mtu")
+# Tables of settings objects (ECN per queue, buffers per group): equal when their reprs are, which
+# also tells 1 from 1.0 in every field.
+_SETTING_TABLES = ("ecn", "pg_buffers")
 _COUNTER_TABLES = ("pause_rx", "pause_tx", "ecn_marked", "queue_drops", "watchdog_storms")
 
 
@@ -251,6 +254,10 @@ def share_equal(state: DeviceState, shared: dict[tuple, object]) -> DeviceState:
             table = getattr(port, name)
             if table:
                 setattr(port, name, _one_of(name, table, shared))
+        for name in _SETTING_TABLES:
+            table = getattr(port, name)
+            if table:
+                setattr(port, name, shared.setdefault((name, repr(table)), table))
     for counters in state.counters.values():
         for name in _COUNTER_TABLES:
             table = getattr(counters, name)
