@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint docs bench bench-mix bench-live bench-shards conformance clean
+.PHONY: demo test lint docs bench bench-mix bench-live bench-shards bench-snapshot conformance clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -46,6 +46,9 @@ bench-live: $(STAMP)
 
 bench-shards: $(STAMP)
 	$(BIN)/python bench/shards.py
+
+bench-snapshot: $(STAMP)
+	$(BIN)/python bench/snapshot.py
 
 conformance: $(STAMP)
 	@test -d ../shared/corpus || { echo "no ../shared/corpus here: conformance not run"; exit 0; }; \

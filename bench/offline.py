@@ -41,6 +41,7 @@ from netcfg.policy import Policy, load_policy
 from netcfg.report import Report
 from netcfg.report.html import html_report
 from netcfg.report.layout import fabric_layout
+from netcfg.snapshot import DEVICE_FILES
 from netcfg.sources import snapshot_states
 
 # Set before the pool forks, so workers inherit the fabric instead of loading it again.
@@ -224,7 +225,9 @@ def snapshot_check_scaling(
             t = time.perf_counter()
             start = time.time() - 300
             for reading, name in enumerate(("before", "after")):
-                write_simulated_snapshot(fabric, policy, {}, Path(tmp) / name, start + 300 * reading, reading)
+                write_simulated_snapshot(
+                    fabric, policy, {}, Path(tmp) / name, start + 300 * reading, reading, layout=DEVICE_FILES
+                )
             write_s = time.perf_counter() - t
             with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
                 figures = pool.submit(_parse_and_check, str(path), tmp).result()

@@ -1,10 +1,11 @@
 """What the benchmarks need of the machine: where they write inventories, snapshots and reports,
 what creating a file costs there, and how fast the machine runs Python just now.
 
-Snapshots are a file per command and device, so their writing is as fast as the disk's file
-creation. The default is `out/bench` in the project, on the disk an operator keeps snapshots on,
-not the system's temporary folder: on the development machine creating a file in /tmp costs about
-1 ms of CPU, 25 times what it costs on the same disk elsewhere.
+Snapshots are a file per device (and, converted for comparison, a file per command and device), so
+their writing is as fast as the disk's file creation. The default is `out/bench` in the project, on
+the disk an operator keeps snapshots on, not the system's temporary folder: on the development
+machine creating a file in /tmp costs about 1 ms of CPU, 25 times what it costs on the same disk
+elsewhere.
 """
 
 from __future__ import annotations

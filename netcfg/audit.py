@@ -27,7 +27,7 @@ from netcfg.report import FORMATS, Report, rules_not_run
 from netcfg.report.layout import fabric_layout
 from netcfg.rules import Finding
 from netcfg.scratch import sweep_files, temp_file_name
-from netcfg.snapshot import discard, snapshot_meta
+from netcfg.snapshot import device_entries, discard, snapshot_meta
 from netcfg.sources import device_state, snapshot_states
 
 BASELINE_FILE = "baseline.json"
@@ -85,7 +85,7 @@ def selection_states(fabric: Fabric, snapshot: Path, selected: Collection[str]) 
     Devices of that snapshot outside the selection are left out: an audit of one rail says nothing
     about the others, so they are neither drift ("present -> absent") nor counters to compare.
     """
-    elsewhere = {p.name for p in snapshot.iterdir() if p.is_dir()} - set(selected)
+    elsewhere = set(device_entries(snapshot)) - set(selected)
     return snapshot_states(fabric, snapshot, skip=elsewhere)
 
 

@@ -316,6 +316,18 @@ def cmd_lab_snapshot(args: argparse.Namespace, console: Console) -> int:
     return EXIT_OK
 
 
+@command("snapshot convert")
+def cmd_snapshot_convert(args: argparse.Namespace, console: Console) -> int:
+    from netcfg.snapshot import convert_snapshot
+
+    path, layout, devices = convert_snapshot(
+        Path(args.source), Path(args.output), args.to, replace=args.overwrite
+    )
+    shown = "a file per device" if layout == "device" else "a folder per device"
+    console.print(Text(f"converted {devices} devices into {path}/ ({shown})"))
+    return EXIT_OK
+
+
 def _login_and_connections(args: argparse.Namespace, fabric: Fabric) -> tuple[Login, dict | None]:
     connections = read_connections(Path(args.connections)) if args.connections else None
     return read_login(fabric), connections
@@ -509,23 +521,20 @@ def cmd_drift(args: argparse.Namespace, console: Console) -> int:
 @command("diff")
 def cmd_diff(args: argparse.Namespace, console: Console) -> int:
     from netcfg.intent import device_intent
-    from netcfg.snapshot import read_device_outputs
+    from netcfg.snapshot import device_entries, is_device_file, read_device_outputs
 
     fabric, policy = load(args.inventory)
     snapshot = Path(args.snapshot)
     if not snapshot.is_dir():
         raise InputError(str(snapshot), "snapshot folder not found")
+    entries = device_entries(snapshot, fabric.devices)
     drifted = 0
     for name, device in fabric.devices.items():
         platform = get_platform(device.platform)
-        folder = snapshot / name
-        if (
-            platform.running_config_file is None
-            or not folder.is_dir()
-            or (args.device and name not in args.device)
-        ):
+        path = entries.get(name)
+        if platform.running_config_file is None or path is None or (args.device and name not in args.device):
             continue
-        running = read_device_outputs(folder).get(platform.running_config_file)
+        running = read_device_outputs(path).get(platform.running_config_file)
         if running is None:
             continue
         # No remediation can be computed from what `check` reports as an unreadable output, nor from
@@ -533,7 +542,9 @@ def cmd_diff(args: argparse.Namespace, console: Console) -> int:
         problem = unreadable_output(running) or platform.not_running_config(running)
         if problem is not None:
             line, why = problem
-            raise InputError(f"{name}: {folder / platform.running_config_file}.txt:{line}", why)
+            file = f"{platform.running_config_file}.txt"
+            where = f"{path}: {file}:{line}" if is_device_file(path) else f"{path / file}:{line}"
+            raise InputError(f"{name}: {where}", why)
         # Masked again: a snapshot edited by hand or saved by another tool may hold a secret, and
         # the diff prints running-config lines.
         running = platform.mask_secrets(running)
@@ -630,7 +641,9 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --configs: check the devices that have a config file, list the others as not checked",
     )
-    c.add_argument("--snapshot", help="snapshot folder <snapshot>/<device>/<command>.txt")
+    c.add_argument(
+        "--snapshot", help="snapshot folder: <device>.jsonl files, or <device>/<command>.txt folders"
+    )
     c.add_argument(
         "--previous", help="an earlier snapshot of the same fabric: counter rates are judged since it"
     )
@@ -720,6 +733,22 @@ def build_parser() -> argparse.ArgumentParser:
     lsv.add_argument("inventory")
     lsv.add_argument("--faults", help="faults YAML (settings and transport faults per device)")
     lsv.add_argument("--state-dir", default="out/lab", help="where connections.json and known_hosts go")
+
+    sn = sub.add_parser("snapshot", help="snapshot folders").add_subparsers(
+        dest="snapshot_command", required=True, parser_class=_Parser
+    )
+    sc = sn.add_parser(
+        "convert",
+        help="write a snapshot in the other layout (file per device <-> folder of a file per command)",
+    )
+    sc.add_argument("source", help="the snapshot to convert (left as it is)")
+    sc.add_argument("-o", "--output", required=True, help="snapshot folder to write: new or empty")
+    sc.add_argument(
+        "--to",
+        choices=["device", "folders"],
+        help="the layout to write (default: the one the source is not in)",
+    )
+    sc.add_argument("--overwrite", action="store_true", help="replace an earlier netcfg snapshot at --output")
 
     co = sub.add_parser("collect", help="collect every device over SSH into a snapshot")
     co.add_argument("inventory")
@@ -854,7 +883,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     console = plain_console()
     try:
         args = build_parser().parse_args(argv)
-        sub = getattr(args, "inventory_command", None) or getattr(args, "lab_command", None)
+        sub = (
+            getattr(args, "inventory_command", None)
+            or getattr(args, "lab_command", None)
+            or getattr(args, "snapshot_command", None)
+        )
         name = " ".join(filter(None, [args.command, sub]))
         return COMMANDS[name](args, console)
     except InputError as exc:

@@ -13,6 +13,10 @@ class InputError(Exception):
         self.where = where
         self.expected = expected
 
+    def __reduce__(self) -> tuple[type[InputError], tuple[str, str]]:
+        # Raised in worker processes (a snapshot parsed beside another) and re-raised in the parent.
+        return InputError, (self.where, self.expected)
+
 
 class OutputError(Exception):
     """netcfg could not write its output (disk full, no permission, ...): nothing half-written is kept.

@@ -99,6 +99,9 @@ _NOT_TEXT = re.compile("[\x00\udc80-\udcff]")
 def not_text(text: str) -> tuple[int, str] | None:
     """(line, why) of the first character of `text` that no text output holds, said as `decode_text`
     says it."""
+    # A string knows whether it is all ASCII; a lone surrogate is not ASCII, and a NUL is a byte search.
+    if text.isascii() and "\0" not in text:
+        return None
     found = _NOT_TEXT.search(text)
     if found is None:
         return None

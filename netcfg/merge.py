@@ -8,7 +8,6 @@ collected further apart than the window (counter rates and drift compare reading
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -16,7 +15,18 @@ from typing import Any
 
 from netcfg import __version__
 from netcfg.errors import InputError, OutputError
-from netcfg.snapshot import CREATED_FORMAT, META_FILE, SnapshotWriter, created_at, snapshot_meta
+from netcfg.snapshot import (
+    CREATED_FORMAT,
+    DEVICE_SUFFIX,
+    META_FILE,
+    SnapshotWriter,
+    created_at,
+    device_entries,
+    is_device_file,
+    read_device_file,
+    read_device_folder,
+    snapshot_meta,
+)
 
 # Array tasks of one collection start within minutes of each other on a busy cluster; readings
 # further apart are no longer one picture of the fabric.
@@ -92,13 +102,16 @@ def merge_shards(
             str(target), f"shard {shown} missing; expected all {count} shards (re-run the missing ones)"
         )
     owner: dict[str, Path] = {}
+    kept: dict[str, Path] = {}
     for path, meta in read:
+        entries = device_entries(path, meta["devices"])
         for device, entry in meta["devices"].items():
             if Path(device).name != device or device in (".", ".."):
                 raise InputError(str(path / META_FILE), f"device {device[:60]!r} is not a device name")
-            if not (path / device).is_dir() and not (isinstance(entry, dict) and entry.get("error")):
+            if device not in entries and not (isinstance(entry, dict) and entry.get("error")):
                 raise InputError(
-                    str(path / device), "listed in meta.json but missing; expected the shard as collected"
+                    str(path / f"{device}{DEVICE_SUFFIX}"),
+                    "listed in meta.json but missing; expected the shard as collected",
                 )
             if device in owner:
                 raise InputError(
@@ -106,6 +119,8 @@ def merge_shards(
                     f"device {device} is also in {owner[device]}; expected each device in one shard",
                 )
             owner[device] = path
+            if device in entries:
+                kept[device] = entries[device]
     windows = {path: _window(path, meta) for path, meta in metas.items()}
     earliest = min(windows, key=lambda p: windows[p][0])
     latest = max(windows, key=lambda p: windows[p][1])
@@ -118,9 +133,10 @@ def merge_shards(
         )
     writer = SnapshotWriter(target, replace=replace)
     try:
-        for device, path in sorted(owner.items()):
-            if (path / device).is_dir():
-                shutil.copytree(path / device, writer.tmp / device, symlinks=False)
+        for device, entry in sorted(kept.items()):
+            writer.write_raw(
+                device, read_device_file(entry) if is_device_file(entry) else read_device_folder(entry)
+            )
         meta = {
             "netcfg_version": __version__,
             "fabric": next(iter(fabrics)),

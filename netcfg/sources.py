@@ -10,12 +10,20 @@ from pathlib import Path
 from netcfg.checks.catalogue import RULES
 from netcfg.errors import InputError
 from netcfg.files import list_dir, not_text, read_text
+from netcfg.gcpause import paused_gc
 from netcfg.intent import fabric_intent
 from netcfg.model import Device, DeviceState, Fabric
 from netcfg.platforms import Platform, get_platform
 from netcfg.plausible import implausible_counter, implausible_setting, overlong_number
 from netcfg.policy import Policy
-from netcfg.snapshot import CREATED_FORMAT, META_FILE, created_at, read_device_outputs
+from netcfg.snapshot import (
+    CREATED_FORMAT,
+    DEVICE_SUFFIX,
+    META_FILE,
+    created_at,
+    device_entries,
+    read_device_outputs,
+)
 
 
 def intent_states(fabric: Fabric, policy: Policy) -> dict[str, DeviceState]:
@@ -99,41 +107,41 @@ def missing_configs(fabric: Fabric, states: dict[str, DeviceState], folder: Path
 def snapshot_states(
     fabric: Fabric, folder: Path, skip: Collection[str] = frozenset()
 ) -> dict[str, DeviceState]:
-    """States from raw command outputs saved as `<snapshot>/<device>/<command>.txt`.
+    """States from raw command outputs saved as `<snapshot>/<device>.jsonl` (netcfg's file per
+    device) or `<snapshot>/<device>/<command>.txt` (a folder per device, made by hand or by another
+    tool).
 
     Devices named in `skip` are left out (drift skips the devices whose outputs did not change).
-    Hidden entries and files (`meta.json`, a README, `.DS_Store`) are not devices; a folder that is
-    not a device of the inventory is refused, and so is a device's entry that is not a folder.
+    Hidden entries and files (`meta.json`, a README, `.DS_Store`) are not devices; an entry that is
+    not a device of the inventory is refused, and so is a device's entry that is neither its file of
+    outputs nor a folder.
     """
-    entries = list_dir(folder, "snapshot folder (<snapshot>/<device>/<command>.txt)")
-    dirs = [p for p in entries if not p.name.startswith(".") and _is_device_entry(p, fabric)]
-    if not dirs:
-        raise InputError(str(folder), "snapshot is empty (expected one folder per device)")
+    entries = device_entries(folder, fabric.devices)
+    shared: dict[tuple, object] = {}
+    if not entries:
+        raise InputError(
+            str(folder), f"snapshot is empty (expected a <device>{DEVICE_SUFFIX} file or folder per device)"
+        )
     meta = _meta_devices(folder)
     states = {}
-    for path in dirs:
-        if path.name in skip:
-            continue
-        device = fabric.devices.get(path.name)
-        if device is None:
-            raise InputError(str(path), f"device {path.name!r} is not in the inventory {fabric.source}")
-        entry = meta.get(device.name, {})
-        error = entry.get("error")
-        if error:
-            states[device.name] = device_state(device, {}, (error["kind"], error["message"]))
-        else:
-            states[device.name] = device_state(device, read_device_outputs(path), None)
-            states[device.name].read_at = entry.get("read_at")
+    # Thousands of states are built here and all of them live on: a collection of the young
+    # generation finds nothing to free, and walks every one of them.
+    with paused_gc(keep=True) as kept:
+        for name, path in entries.items():
+            if name in skip:
+                continue
+            device = fabric.devices.get(name)
+            if device is None:
+                raise InputError(str(path), f"device {name!r} is not in the inventory {fabric.source}")
+            entry = meta.get(name, {})
+            error = entry.get("error")
+            if error:
+                states[name] = device_state(device, {}, (error["kind"], error["message"]))
+            else:
+                states[name] = share_equal(device_state(device, read_device_outputs(path), None), shared)
+                states[name].read_at = entry.get("read_at")
+            kept.one_more()
     return states
-
-
-def _is_device_entry(path: Path, fabric: Fabric) -> bool:
-    """A folder is a device; so is anything else named like a device, to be refused as not a folder."""
-    if path.is_dir():
-        return True
-    if path.name in fabric.devices:
-        raise InputError(str(path), "is not a folder; expected the device's folder of command outputs")
-    return False
 
 
 def unchanged_devices(before: Path, after: Path) -> set[str]:
@@ -226,6 +234,46 @@ def _json_type(value: object) -> str:
     """'an object', 'a list', ...: what a JSON value is, as an error says it."""
     names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number"}
     return "null" if value is None else names.get(type(value), "a number")
+
+
+# Per-port tables of numbers that most ports of a fabric hold alike (every NIC's 64-entry DSCP map,
+# its DCQCN knobs, pause counters still at zero): a state's own copy of each was two fifths of a
+# parsed snapshot's memory.
+_PORT_TABLES = ("dscp_map", "dcqcn", "priority_buffers", "class_mtu")
+# Tables of settings objects (ECN per queue, buffers per group): equal when their reprs are, which
+# also tells 1 from 1.0 in every field.
+_SETTING_TABLES = ("ecn", "pg_buffers")
+_COUNTER_TABLES = ("pause_rx", "pause_tx", "ecn_marked", "queue_drops", "watchdog_storms")
+
+
+def share_equal(state: DeviceState, shared: dict[tuple, object]) -> DeviceState:
+    """The state with each per-port table replaced by an equal one already in `shared` (one object
+    for all equal tables of a snapshot, which rules only read), or added to it."""
+    for port in state.interfaces.values():
+        for name in _PORT_TABLES:
+            table = getattr(port, name)
+            if table:
+                setattr(port, name, _one_of(name, table, shared))
+        for name in _SETTING_TABLES:
+            table = getattr(port, name)
+            if table:
+                setattr(port, name, shared.setdefault((name, repr(table)), table))
+    for counters in state.counters.values():
+        for name in _COUNTER_TABLES:
+            table = getattr(counters, name)
+            if table:
+                setattr(counters, name, _one_of(name, table, shared))
+    return state
+
+
+def _one_of(name: str, table: dict, shared: dict[tuple, object]) -> dict:
+    # The values' types are part of the key: 1, 1.0 and True are equal, and plausibility tells a
+    # counter read as a float from one read as a whole number.
+    try:
+        key = (name, *table.items(), *map(type, table.values()))
+        return shared.setdefault(key, table)  # type: ignore[return-value]
+    except TypeError:  # a value that is not hashable: kept as it is
+        return table
 
 
 SECRET_WITHHELD = "a line holding a secret, not shown"

@@ -153,8 +153,9 @@ def test_an_earlier_snapshot_is_replaced_only_with_overwrite_and_only_if_netcfg_
 
         collect(lab_fabric, LOGIN, target, opts, SPINES, connections, replace=True)
         assert (target / "meta.json").read_text() != first
-        assert sorted(p.name for p in target.iterdir()) == ["meta.json", "spine1", "spine2"]
+        assert sorted(p.name for p in target.iterdir()) == ["meta.json", "spine1.jsonl", "spine2.jsonl"]
 
+        (target / "spine1").mkdir()
         (target / "spine1" / "my-notes.md").write_text("mine\n")
         with pytest.raises(InputError, match=r"my-notes\.md: was not written by netcfg"):
             collect(lab_fabric, LOGIN, target, opts, SPINES, connections, replace=True)
@@ -226,8 +227,8 @@ def test_an_audit_whose_report_cannot_be_written_keeps_no_snapshot(lab_fabric, l
             leaves,
             _conns(server),
         )
-    # Every leaf drifts on every port: the report (about 29 KB) outgrows the 8 KB cap, which every
-    # snapshot file (meta.json is about 3 KB) stays under.
+    # Every leaf drifts on every port: the report (about 29 KB) outgrows the 24 KB cap, which every
+    # snapshot file (a leaf's outputs about 17 KB, meta.json about 3 KB) stays under.
     drifted = DeviceFaults(
         pfc_priority=4, ecn=False, mtu={f"Ethernet{p}": 1500 for p in (1, 2, 3, 4, 31, 32)}
     )
@@ -236,7 +237,7 @@ def test_an_audit_whose_report_cannot_be_written_keeps_no_snapshot(lab_fabric, l
         conns, known = write_connection_files(server, tmp_path / "lab")
         run = subprocess.run(
             _limited(
-                8000,
+                24_000,
                 *("audit", str(LAB), "--role", "leaf", "--snapshots", str(snapshots)),
                 *("--reports", str(reports), "--connections", str(conns), "--known-hosts", str(known)),
             ),
@@ -351,7 +352,7 @@ def test_a_signal_stops_collection_at_once_and_leaves_nothing(
             cli, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
         ) as proc:
             # Signalled mid-collection: a device is saved in the hidden temporary folder, others are not.
-            _wait_for(lambda: any(p.is_dir() for t in parent.glob(".*") for p in t.iterdir()))
+            _wait_for(lambda: any(p.suffix == ".jsonl" for t in parent.glob(".*") for p in t.iterdir()))
             assert len(_group(proc.pid)) == 1 + (processes if processes > 1 else 0)
             if signum == signal.SIGINT:
                 os.killpg(proc.pid, signum)  # as Ctrl-C at a terminal: the whole process group
@@ -390,7 +391,7 @@ def test_collectors_die_with_a_killed_audit_and_the_next_audit_removes_its_lefto
             str(known),
         ]
         with subprocess.Popen(cli, env=ENV, stderr=subprocess.PIPE, start_new_session=True) as proc:
-            _wait_for(lambda: any(p.is_dir() for t in root.glob(".*") for p in t.iterdir()))
+            _wait_for(lambda: any(p.suffix == ".jsonl" for t in root.glob(".*") for p in t.iterdir()))
             assert len(_group(proc.pid)) == 3
             proc.kill()
             proc.wait(timeout=10)

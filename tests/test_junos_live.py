@@ -115,7 +115,8 @@ def test_unreadable_junos_outputs_are_each_named_once(junos_lab):
 def test_what_collectors_parsed_is_what_the_saved_snapshot_gives(junos_lab):
     _, fabric, audit = junos_lab
     assert {n: c.state for n, c in audit.collected.items()} == snapshot_states(fabric, audit.snapshot)
-    assert all(PASSWORD not in p.read_text() for p in audit.snapshot.rglob("*.txt"))
+    files = list(audit.snapshot.glob("*.jsonl"))
+    assert files and all(PASSWORD not in p.read_text() for p in files)
 
 
 def test_diff_of_the_audited_snapshot_restores_the_classifier_and_the_watchdog(junos_lab, capsys):

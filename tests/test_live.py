@@ -22,6 +22,7 @@ from netcfg.lab.fabric import lab_server, write_connection_files
 from netcfg.model import DeviceState
 from netcfg.nornir_inventory import Login, read_connections
 from netcfg.platforms.simulator import simulator
+from netcfg.snapshot import read_device_file
 from netcfg.sources import snapshot_states, unchanged_devices
 from tests.conftest import LAB
 from tests.live_lab import cli_session, drain_list
@@ -107,8 +108,8 @@ def test_transport_faults_keep_the_rest_of_the_fabric(audit):
     meta = json.loads((audit.snapshot / "meta.json").read_text())
     assert meta["devices"]["gpu04"]["error"]["kind"] == "unreachable"
     # Four NICs x (4 settings + the GID table + the ROCE_ACCL register + 3 link and counter commands)
-    # + LLDP, each in its own file.
-    assert len(list((audit.snapshot / "gpu05").glob("*.txt"))) == 37
+    # + LLDP, each a line of the device's one file.
+    assert len(read_device_file(audit.snapshot / "gpu05.jsonl")) == 37
 
 
 def test_snapshot_and_reports_hold_no_secret(audit):

@@ -12,6 +12,7 @@ from netcfg.lab.devices import DeviceFaults
 from netcfg.lab.fabric import lab_server, write_connection_files
 from netcfg.nornir_inventory import Login, read_connections
 from netcfg.policy import load_policy
+from netcfg.snapshot import read_device_outputs
 from netcfg.sources import snapshot_states
 from tests.test_nxos import write_nxos_lab
 
@@ -99,10 +100,12 @@ def test_the_seeded_values_are_read_as_the_switch_runs_them(audit):
 
 def test_snapshot_holds_no_secret(audit):
     _, result = audit
-    running = (result.snapshot / "spine1" / "show_running-config.txt").read_text()
+    running = read_device_outputs(result.snapshot / "spine1.jsonl")["show_running-config"]
     assert "username admin password 5 <masked>  role network-admin" in running
     assert "auth md5 <masked> priv <masked>" in running
-    for path in result.snapshot.rglob("*.txt"):
+    files = list(result.snapshot.glob("*.jsonl"))
+    assert files
+    for path in files:
         text = path.read_text(errors="replace")
         assert PASSWORD not in text and "$5$" not in text, path
 

@@ -129,7 +129,7 @@ def test_merged_shards_check_exactly_as_one_collection_and_a_killed_shard_is_nam
     stray = next(iter(json.loads((shards[1] / "meta.json").read_text())["devices"]))
     twice = tmp_path / "twice"
     shutil.copytree(shards[0], twice)
-    shutil.copytree(shards[1] / stray, twice / stray)
+    shutil.copy(shards[1] / f"{stray}.jsonl", twice / f"{stray}.jsonl")
     meta = meta0 | {"devices": meta0["devices"] | {stray: {"platform": "eos", "error": None}}}
     (twice / "meta.json").write_text(json.dumps(meta))
     err = _error(capsys, "merge", str(twice), str(shards[1]), str(shards[2]), "-o", str(tmp_path / "m3"))

@@ -14,6 +14,7 @@ from netcfg.nornir_inventory import Login
 from netcfg.platforms import get_platform
 from netcfg.platforms.base import is_read_only
 from netcfg.policy import load_policy
+from netcfg.snapshot import read_device_file
 from netcfg.sources import snapshot_states
 from tests.conftest import LAB
 from tests.live_lab import live_audit
@@ -82,8 +83,8 @@ def test_hosts_were_collected_whole_and_parse_again_the_same(thor_lab, audit):
     fabric, _ = thor_lab
     assert {name: c.state for name, c in audit.collected.items()} == snapshot_states(fabric, audit.snapshot)
     # Four NICs x (get_qos, configfs dump, ethtool -i, GID table, ethtool, ethtool -S, PCIe and
-    # hw_counters) + LLDP, each in its own file.
-    assert len(list((audit.snapshot / "gpu08").glob("*.txt"))) == 29
+    # hw_counters) + LLDP, each a line of the device's one file.
+    assert len(read_device_file(audit.snapshot / "gpu08.jsonl")) == 29
     meta = json.loads((audit.snapshot / "meta.json").read_text())
     thor = get_platform("thor")
     for name in ("gpu01", "gpu08"):

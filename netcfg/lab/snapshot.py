@@ -22,7 +22,7 @@ from netcfg.lab.health import PortRates, with_counters, with_link_state
 from netcfg.model import Device, DeviceState, Fabric
 from netcfg.platforms.simulator import simulator
 from netcfg.policy import Policy
-from netcfg.snapshot import CREATED_FORMAT, SnapshotWriter
+from netcfg.snapshot import CREATED_FORMAT, FOLDERS, SnapshotWriter
 
 
 @dataclass(slots=True)
@@ -87,11 +87,16 @@ def write_simulated_snapshot(
     target: Path,
     at: float | None = None,
     reads: int = 0,
+    layout: str = FOLDERS,
 ) -> Path:
-    """A snapshot as the lab's devices would be collected at `at` (default: now)."""
+    """A snapshot as the lab's devices would be collected at `at` (default: now).
+
+    In a folder per device of a file per command by default: lab snapshots are where faults are
+    planted by hand, in one output's file. `layout=DEVICE_FILES` writes them as collection does.
+    """
     at = round(time.time() if at is None else at, 3)
     # Writing the same simulated snapshot again replaces the earlier one, and only if netcfg wrote it.
-    writer = SnapshotWriter(target, replace=True)
+    writer = SnapshotWriter(target, replace=True, layout=layout)
     devices = {}
     for name, outputs in simulated_outputs(fabric, policy, faults, at, reads).items():
         device = fabric.devices[name]

@@ -1,0 +1,140 @@
+"""Snapshot benchmark: `netcfg check --snapshot S --previous P` of two full-size lab snapshots, run as
+a user runs it (the CLI in a subprocess), with its wall time, its peak RSS and the machine-speed loop
+timed beside each run.
+
+The two snapshots (the 32,768-GPU fabric by default: 6,400 devices, 196,608 ports with LLDP and
+counters, five minutes apart) are written once into `--dir` and kept there for later runs
+(`--fresh` writes them again). Both layouts are kept: one file per device (what netcfg writes) and a
+folder per device of a file per command (what users and other tools make), converted with
+`netcfg snapshot convert`.
+
+`--compare CHECKOUT` runs the same check with another netcfg checkout (previous main, say) on the
+per-command folders, interleaved with this one's runs: other work on a shared machine moves every
+figure, so compare each run's ratio to its loop. Target on a 2-core machine: at most 10 s, 1 GiB.
+Not a test: run it with `make bench-snapshot`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from scratch import DEFAULT, machine_speed
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _python(checkout: Path) -> list[str]:
+    return [
+        sys.executable,
+        "-c",
+        f"import sys; sys.path.insert(0, {str(checkout)!r}); from netcfg.cli import main; sys.exit(main())",
+    ]
+
+
+def write_snapshots(folder: Path, scalable_units: int, servers_per_su: int, rails: int) -> None:
+    """The inventory and two lab snapshots taken five minutes apart, in both layouts."""
+    from netcfg.cli import main as netcfg
+    from netcfg.generate import write_generated_inventory
+    from netcfg.inventory import load_fabric
+    from netcfg.lab.snapshot import write_simulated_snapshot
+    from netcfg.policy import load_policy
+    from netcfg.snapshot import DEVICE_FILES
+
+    folder.mkdir(parents=True, exist_ok=True)
+    path = write_generated_inventory(folder, "bench", scalable_units, servers_per_su, rails)
+    fabric = load_fabric(path)
+    policy = load_policy(fabric.policy_ref)
+    start = time.time() - 300
+    for reading, name in enumerate(("before", "after")):
+        t = time.perf_counter()
+        write_simulated_snapshot(
+            fabric, policy, {}, folder / name, start + 300 * reading, reading, layout=DEVICE_FILES
+        )
+        print(f"  wrote {name}: {time.perf_counter() - t:.1f} s")
+        t = time.perf_counter()
+        code = netcfg(["snapshot", "convert", str(folder / name), "-o", str(folder / f"{name}-folders")])
+        if code != 0:
+            raise SystemExit(f"snapshot convert of {folder / name} exited {code}")
+        print(f"  converted {name} to folders: {time.perf_counter() - t:.1f} s")
+    (folder / "complete").write_text("both snapshots written\n", encoding="utf-8")
+
+
+def run_check(checkout: Path, folder: Path, layout: str) -> tuple[float, float, float, int]:
+    """(wall s, CPU s, peak RSS MiB, exit code) of one `netcfg check` of the two snapshots."""
+    suffix = "-folders" if layout == "folders" else ""
+    argv = [
+        *_python(checkout),
+        "check",
+        str(folder / "fabric.yaml"),
+        "--snapshot",
+        str(folder / f"after{suffix}"),
+        "--previous",
+        str(folder / f"before{suffix}"),
+    ]
+    env = {**os.environ, "PYTHONPATH": str(checkout), "PYTHONDONTWRITEBYTECODE": "1"}
+    t = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=checkout)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"netcfg check ({checkout}, {layout}) exited {proc.returncode}: {err[-2000:]}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, proc.returncode
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--scalable-units", type=int, default=128)
+    ap.add_argument("--servers-per-su", type=int, default=32)
+    ap.add_argument("--rails", type=int, default=8)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--dir", type=Path, default=DEFAULT, help="where the two snapshots are kept")
+    ap.add_argument("--fresh", action="store_true", help="write the snapshots again")
+    ap.add_argument("--compare", type=Path, help="another netcfg checkout, run on the per-command folders")
+    ap.add_argument(
+        "--layouts", default="device", help="this checkout's layouts to check: device, folders or both"
+    )
+    args = ap.parse_args()
+    folder = args.dir / f"snapshot-{args.scalable_units}x{args.servers_per_su}x{args.rails}"
+    if args.fresh or not (folder / "complete").exists():
+        print(f"writing the inventory and two lab snapshots into {folder}")
+        if (folder / "complete").exists():
+            (folder / "complete").unlink()
+        write_snapshots(folder, args.scalable_units, args.servers_per_su, args.rails)
+    layouts = ["device", "folders"] if args.layouts == "both" else [args.layouts]
+    runs = [(ROOT, layout) for layout in layouts]
+    if args.compare:
+        runs.append((args.compare.resolve(), "folders"))
+    figures: dict[tuple[Path, str], list[tuple[float, float, float, float]]] = {run: [] for run in runs}
+    print("netcfg check --snapshot after --previous before (target <= 10 s, <= 1,024 MiB):")
+    for i in range(args.runs):
+        for checkout, layout in runs:
+            loop = machine_speed()
+            wall, cpu, rss, code = run_check(checkout, folder, layout)
+            figures[(checkout, layout)].append((wall, cpu, rss, loop))
+            print(
+                f"  run {i + 1} {checkout.name:<10} {layout:<8} {wall:6.2f} s wall, {cpu:6.2f} s CPU, "
+                f"{rss:7,.0f} MiB, exit {code}  (10M-step loop {loop:.2f} s; wall/loop {wall / loop:5.1f})"
+            )
+    for (checkout, layout), rows in figures.items():
+        if not rows:
+            continue
+        walls, cpus, rsses, loops = (list(column) for column in zip(*rows, strict=True))
+        ratio = statistics.median(w / lp for w, _, _, lp in rows)
+        print(
+            f"{checkout.name:<10} {layout:<8} median {statistics.median(walls):6.2f} s wall "
+            f"(min {min(walls):.2f}), {statistics.median(cpus):.2f} s CPU, peak {max(rsses):,.0f} MiB; "
+            f"wall/loop {ratio:.1f}, loop {statistics.median(loops):.2f} s"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
