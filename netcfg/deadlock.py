@@ -1,0 +1,332 @@
+"""PFC deadlock risk: the channel dependency graph of the lossless priority, and its cycles.
+
+A lossless queue that cannot drain holds the upstream queue that feeds it (PFC pauses it). When those
+"waits for" dependencies between channels (directed links) form a cycle, the buffers of the cycle can
+all fill and pause each other forever: a cyclic buffer dependency (Dally and Seitz 1987; Hu et al.,
+HotNets 2016). Up-down routing in a Clos has none: every dependency goes from a channel to one that is
+later in the order "up channels by rising tier, then down channels by falling tier", so no cycle can
+close. Only a down-up turn (a valley: a packet that came down to a device and leaves it upwards) breaks
+that order, so a cycle must hold one. Valleys appear when eBGP accepts a route that bounces off a lower
+tier after link failures, which an ASN per spine allows and a shared spine ASN refuses (the AS-path
+loop check; RFC 7938 section 5.2.1).
+
+The routing model is eBGP's best paths: per destination leaf, each switch takes the shortest AS path
+its neighbours advertise (one AS per hop), ECMP over the ties; a switch refuses a route whose only
+paths turn up again at a device of a tier whose upper ASN is shared (`BgpPlan.valley_allowed`).
+
+Scenarios: the plan, the links seen down, every single link failure, and a seeded sample of double
+link failures. A failure changes few routes: the plan's routes are computed once per destination, and
+a scenario recomputes only the devices whose every planned next hop toward a destination is lost
+(falling back to the whole destination where the repair would have to grow routes back).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from netcfg.model import BgpPlan, Endpoint, Fabric, Link, Role, port_sort_key
+
+_TIER = {Role.LEAF: 1, Role.SPINE: 2, Role.SUPERSPINE: 3}
+_FAR = 255
+# Double failures: every pair up to this many, else this many pairs drawn with the seed below.
+DOUBLE_SAMPLE = 2000
+DOUBLE_SEED = 22
+# Up to this many switches the cycle search reads every channel; beyond, the channels among the
+# devices the valley routes touch (where a cycle through a valley closes in a Clos).
+WHOLE_GRAPH_SWITCHES = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """A set of failed links and what to call it in a finding."""
+
+    kind: str  # "plan", "down now", "single", "double"
+    links: tuple[Link, ...] = ()
+
+    def describe(self) -> str:
+        if not self.links:
+            return "the planned fabric"
+        named = " and ".join(f"{link.a}-{link.b}" for link in self.links)
+        return f"links down now ({named})" if self.kind == "down now" else f"the failure of {named}"
+
+
+@dataclass(frozen=True, slots=True)
+class Cycle:
+    """A witness cycle of channels (each a link crossed from `tail` to `head`) and its scenario."""
+
+    scenario: Scenario
+    channels: tuple[tuple[Endpoint, Endpoint], ...]
+
+    def describe(self) -> str:
+        return " -> ".join(f"{tail}>{head}" for tail, head in self.channels)
+
+
+@dataclass(slots=True)
+class Analysis:
+    """What the deadlock analysis found: the scenarios judged and the first cycle of each kind."""
+
+    scenarios: int = 0
+    with_cycle: int = 0
+    cycles: list[Cycle] = field(default_factory=list)
+    # Valley dependencies in use (device, in from, out to) of the first scenario that has any.
+    valleys: list[tuple[str, str, str]] = field(default_factory=list)
+
+
+class _Switches:
+    """The switches of a fabric as numbered devices, their tiers and the links between them."""
+
+    def __init__(self, fabric: Fabric, plan: BgpPlan) -> None:
+        switches = [d for d in fabric.devices.values() if d.role in _TIER]
+        self.names = [d.name for d in switches]
+        self.index = {name: i for i, name in enumerate(self.names)}
+        self.tier = [_TIER[d.role] for d in switches]
+        self.valley_ok = [plan.valley_allowed(d.role) for d in switches]
+        self.leaves = [i for i, d in enumerate(switches) if d.role == Role.LEAF]
+        self.links: dict[tuple[int, int], list[Link]] = {}
+        for link in fabric.links:
+            a, b = self.index.get(link.a.device), self.index.get(link.b.device)
+            if a is None or b is None or a == b:
+                continue
+            self.links.setdefault((min(a, b), max(a, b)), []).append(link)
+        neighbours: list[list[int]] = [[] for _ in self.names]
+        for a, b in self.links:
+            neighbours[a].append(b)
+            neighbours[b].append(a)
+        self.neighbours = neighbours
+        self.switch_links = [link for pair in sorted(self.links) for link in self.links[pair]]
+
+    def pair(self, link: Link) -> tuple[int, int] | None:
+        a, b = self.index.get(link.a.device), self.index.get(link.b.device)
+        return None if a is None or b is None else (min(a, b), max(a, b))
+
+    def lost(self, failed: Iterable[Link]) -> frozenset[tuple[int, int]]:
+        """The device pairs a set of failed links leaves without any link."""
+        down: dict[tuple[int, int], int] = {}
+        for link in failed:
+            pair = self.pair(link)
+            if pair is not None:
+                down[pair] = down.get(pair, 0) + 1
+        return frozenset(p for p, n in down.items() if n >= len(self.links[p]))
+
+    def channel(self, tail: int, head: int) -> tuple[Endpoint, Endpoint]:
+        """The first link (in port order) between two devices, crossed from `tail` to `head`."""
+        links = self.links[(min(tail, head), max(tail, head))]
+        name = self.names[tail]
+        ends = sorted(
+            ((link.a, link.b) if link.a.device == name else (link.b, link.a) for link in links),
+            key=lambda ends: port_sort_key(ends[0].interface),
+        )
+        return ends[0]
+
+
+@dataclass(slots=True)
+class _Routes:
+    """eBGP best paths toward one destination leaf: hop count and next hops of every switch."""
+
+    dist: bytearray
+    hops: list[tuple[int, ...]]
+
+
+def _routes(sw: _Switches, dest: int, lost: frozenset[tuple[int, int]]) -> _Routes:
+    """Breadth first from the destination: a switch takes the neighbours one hop closer whose route it
+    accepts (one that does not only turn up again where the upper tier's ASN is shared)."""
+    n = len(sw.names)
+    dist = bytearray(b"\xff") * n
+    hops: list[tuple[int, ...]] = [()] * n
+    dist[dest] = 0
+    up_only = bytearray(n)
+    tier, neighbours, valley_ok = sw.tier, sw.neighbours, sw.valley_ok
+    frontier = [dest]
+    level = 0
+    while frontier:
+        level += 1
+        found: dict[int, list[int]] = {}
+        for node in frontier:
+            refuses_down = node != dest and up_only[node] and not valley_ok[node]
+            here = tier[node]
+            for other in neighbours[node]:
+                if dist[other] != _FAR or (refuses_down and tier[other] > here):
+                    continue
+                if lost and (min(node, other), max(node, other)) in lost:
+                    continue
+                found.setdefault(other, []).append(node)
+        for node, via in found.items():
+            dist[node] = level
+            hops[node] = tuple(via)
+            up_only[node] = all(tier[v] > tier[node] for v in via)
+        frontier = list(found)
+    return _Routes(dist, hops)
+
+
+def _carriers(sw: _Switches, routes: _Routes, dest: int) -> bytearray:
+    """The switches that forward traffic toward `dest`: every other leaf sends some, and a switch
+    carries it when a carrier has it as a next hop (walked in falling distance)."""
+    carries = bytearray(len(sw.names))
+    for leaf in sw.leaves:
+        if leaf != dest and routes.dist[leaf] != _FAR:
+            carries[leaf] = 1
+    order = sorted(range(len(sw.names)), key=lambda i: -routes.dist[i])
+    for node in order:
+        if carries[node] and routes.dist[node] != _FAR:
+            for nxt in routes.hops[node]:
+                carries[nxt] = 1
+    return carries
+
+
+def _dependencies(sw: _Switches, routes: _Routes, dest: int) -> Iterator[tuple[int, int, int]]:
+    """(from, via, to): traffic toward `dest` entering `via` from `from` waits for the channel to `to`."""
+    carries = _carriers(sw, routes, dest)
+    for node, via in enumerate(routes.hops):
+        if not carries[node]:
+            continue
+        for mid in via:
+            if mid == dest:
+                continue
+            for out in routes.hops[mid]:
+                yield node, mid, out
+
+
+def _valleys(sw: _Switches, routes: _Routes, dest: int) -> list[tuple[int, int, int]]:
+    tier = sw.tier
+    return [
+        (a, b, c)
+        for a, b, c in _dependencies(sw, routes, dest)
+        if tier[a] > tier[b] < tier[c]
+    ]
+
+
+class DeadlockModel:
+    """The plan's routes toward every leaf, and what a set of failed links does to them."""
+
+    def __init__(self, fabric: Fabric, plan: BgpPlan) -> None:
+        self.sw = _Switches(fabric, plan)
+        self.plan: dict[int, _Routes] = {d: _routes(self.sw, d, frozenset()) for d in self.sw.leaves}
+        # (switch, next hop) -> destinations whose route at that switch needs that next hop: its only
+        # one, or its only one downwards (without it the route would only turn up).
+        critical: dict[tuple[int, int], list[int]] = {}
+        tier = self.sw.tier
+        for dest, routes in self.plan.items():
+            for node, via in enumerate(routes.hops):
+                if len(via) == 1:
+                    critical.setdefault((node, via[0]), []).append(dest)
+                    continue
+                down = [v for v in via if tier[v] < tier[node]]
+                if len(down) == 1 and len(down) < len(via):
+                    critical.setdefault((node, down[0]), []).append(dest)
+        self.critical = critical
+        self.plan_valleys = {d: _valleys(self.sw, r, d) for d, r in self.plan.items()}
+
+    def routes(self, lost: frozenset[tuple[int, int]]) -> dict[int, _Routes]:
+        """The routes of every destination a scenario changes beyond dropping next hops."""
+        changed: set[int] = set()
+        for a, b in lost:
+            changed.update(self.critical.get((a, b), ()))
+            changed.update(self.critical.get((b, a), ()))
+        return {d: _routes(self.sw, d, lost) for d in sorted(changed)}
+
+    def cycle(self, scenario: Scenario) -> tuple[Cycle | None, list[tuple[int, int, int]]]:
+        """The shortest witness cycle through a valley dependency of this scenario (None: no cycle),
+        and the valley dependencies in use."""
+        lost = self.sw.lost(scenario.links)
+        changed = self.routes(lost) if lost else {}
+        kept = (v for d, vs in self.plan_valleys.items() if d not in changed for v in vs)
+        fresh = (v for d, r in changed.items() for v in _valleys(self.sw, r, d))
+        valleys = sorted({v for v in itertools.chain(kept, fresh) if not _crosses(v, lost)})
+        if not valleys:
+            return None, []
+        graph = self._graph(changed, lost, valleys)
+        best: list[int] | None = None
+        for a, b, c in valleys:
+            if (b, c) not in graph or (a, b) not in graph:
+                continue
+            try:
+                path = nx.shortest_path(graph, (b, c), (a, b))
+            except nx.NetworkXNoPath:
+                continue
+            if best is None or len(path) < len(best):
+                best = path
+        if best is None:
+            return None, valleys
+        channels = tuple(self.sw.channel(tail, head) for tail, head in best)
+        return Cycle(scenario, _rotated(channels)), valleys
+
+    def _all(self, changed: dict[int, _Routes]) -> Iterator[tuple[int, _Routes]]:
+        for dest, routes in self.plan.items():
+            yield dest, changed.get(dest, routes)
+
+    def _graph(
+        self, changed: dict[int, _Routes], lost: frozenset[tuple[int, int]], valleys: list[tuple[int, int, int]]
+    ) -> nx.DiGraph:
+        """The channel dependency graph (channels as device pairs: ECMP spreads a destination over
+        every parallel link alike) over the devices a cycle through these valleys can cross."""
+        if len(self.sw.names) <= WHOLE_GRAPH_SWITCHES:
+            near = None
+        else:
+            near = {x for v in valleys for x in v}
+        graph = nx.DiGraph()
+        for dest, routes in self._all(changed):
+            for a, b, c in _dependencies(self.sw, routes, dest):
+                if (near is None or (a in near and b in near and c in near)) and not _crosses(
+                    (a, b, c), lost
+                ):
+                    graph.add_edge((a, b), (b, c))
+        return graph
+
+
+def _crosses(dependency: tuple[int, int, int], lost: frozenset[tuple[int, int]]) -> bool:
+    """Whether a dependency crosses a device pair left without links (its plan route no longer can)."""
+    if not lost:
+        return False
+    a, b, c = dependency
+    return (min(a, b), max(a, b)) in lost or (min(b, c), max(b, c)) in lost
+
+
+def _rotated(channels: tuple[tuple[Endpoint, Endpoint], ...]) -> tuple[tuple[Endpoint, Endpoint], ...]:
+    """The cycle starting at its smallest channel: one cycle reads the same whichever valley found it."""
+    start = min(range(len(channels)), key=lambda i: (channels[i][0].device, channels[i][0].interface))
+    return channels[start:] + channels[:start]
+
+
+def scenarios(fabric: Fabric, down: Iterable[Link] = ()) -> Iterator[Scenario]:
+    """The plan, the links seen down (if any), every single switch-to-switch link failure, and the
+    double failures: every pair up to DOUBLE_SAMPLE pairs, else DOUBLE_SAMPLE pairs drawn with seed
+    DOUBLE_SEED (the same pairs on every run of the same fabric)."""
+    yield Scenario("plan")
+    seen = tuple(down)
+    if seen:
+        yield Scenario("down now", seen)
+    switch = {d.name for d in fabric.devices.values() if d.role in _TIER}
+    links = [link for link in fabric.links if link.a.device in switch and link.b.device in switch]
+    for link in links:
+        yield Scenario("single", (link,))
+    pairs = len(links) * (len(links) - 1) // 2
+    if pairs <= DOUBLE_SAMPLE:
+        for a, b in itertools.combinations(links, 2):
+            yield Scenario("double", (a, b))
+        return
+    rng = random.Random(DOUBLE_SEED)
+    for _ in range(DOUBLE_SAMPLE):
+        i, j = rng.sample(range(len(links)), 2)
+        yield Scenario("double", (links[min(i, j)], links[max(i, j)]))
+
+
+def analyse(fabric: Fabric, plan: BgpPlan, down: Iterable[Link] = ()) -> Analysis:
+    """Every scenario judged for valley dependencies and cycles; the first cycle kept (the links
+    down now first, then the plan, single and double failures in order)."""
+    model = DeadlockModel(fabric, plan)
+    result = Analysis()
+    for scenario in scenarios(fabric, down):
+        result.scenarios += 1
+        found, valleys = model.cycle(scenario)
+        if valleys and not result.valleys:
+            result.valleys = [(model.sw.names[b], model.sw.names[a], model.sw.names[c]) for a, b, c in valleys]
+        if found is not None:
+            result.with_cycle += 1
+            if not result.cycles:
+                result.cycles.append(found)
+    return result
