@@ -163,26 +163,32 @@ def _routes(sw: _Switches, dest: int, lost: frozenset[tuple[int, int]]) -> _Rout
     return _Routes(dist, hops)
 
 
-def _carriers(sw: _Switches, routes: _Routes, dest: int) -> bytearray:
-    """The switches that forward traffic toward `dest`: every other leaf sends some, and a switch
-    carries it when a carrier has it as a next hop (walked in falling distance)."""
-    carries = bytearray(len(sw.names))
-    for leaf in sw.leaves:
-        if leaf != dest and routes.dist[leaf] != _FAR:
-            carries[leaf] = 1
-    order = sorted(range(len(sw.names)), key=lambda i: -routes.dist[i])
-    for node in order:
-        if carries[node] and routes.dist[node] != _FAR:
-            for nxt in routes.hops[node]:
-                carries[nxt] = 1
-    return carries
+class _Carriers:
+    """Which switches forward traffic toward a destination: every other leaf sends some, and a switch
+    carries it when a carrier has it as a next hop (asked lazily: only valley candidates need it)."""
+
+    def __init__(self, sw: _Switches, routes: _Routes, dest: int) -> None:
+        self.sw, self.routes, self.dest = sw, routes, dest
+        self.known: dict[int, bool] = {}
+
+    def __call__(self, node: int) -> bool:
+        found = self.known.get(node)
+        if found is None:
+            self.known[node] = False  # a node is never its own upstream
+            dist = self.routes.dist
+            found = (self.sw.tier[node] == 1 and node != self.dest and dist[node] != _FAR) or any(
+                dist[m] == dist[node] + 1 and node in self.routes.hops[m] and self(m)
+                for m in self.sw.neighbours[node]
+            )
+            self.known[node] = found
+        return found
 
 
 def _dependencies(sw: _Switches, routes: _Routes, dest: int) -> Iterator[tuple[int, int, int]]:
     """(from, via, to): traffic toward `dest` entering `via` from `from` waits for the channel to `to`."""
-    carries = _carriers(sw, routes, dest)
+    carries = _Carriers(sw, routes, dest)
     for node, via in enumerate(routes.hops):
-        if not carries[node]:
+        if not via or not carries(node):
             continue
         for mid in via:
             if mid == dest:
@@ -192,12 +198,21 @@ def _dependencies(sw: _Switches, routes: _Routes, dest: int) -> Iterator[tuple[i
 
 
 def _valleys(sw: _Switches, routes: _Routes, dest: int) -> list[tuple[int, int, int]]:
-    tier = sw.tier
-    return [
-        (a, b, c)
-        for a, b, c in _dependencies(sw, routes, dest)
-        if tier[a] > tier[b] < tier[c]
-    ]
+    """The down-up turns traffic toward `dest` takes: a carrier's next hop below it that goes up."""
+    tier, hops = sw.tier, routes.hops
+    carries: _Carriers | None = None
+    found = []
+    for node, via in enumerate(hops):
+        for mid in via:
+            if mid == dest or tier[mid] >= tier[node]:
+                continue
+            ups = [out for out in hops[mid] if tier[out] > tier[mid]]
+            if not ups:
+                continue
+            carries = carries or _Carriers(sw, routes, dest)
+            if carries(node):
+                found += [(node, mid, out) for out in ups]
+    return found
 
 
 class DeadlockModel:
@@ -219,7 +234,7 @@ class DeadlockModel:
                 if len(down) == 1 and len(down) < len(via):
                     critical.setdefault((node, down[0]), []).append(dest)
         self.critical = critical
-        self.plan_valleys = {d: _valleys(self.sw, r, d) for d, r in self.plan.items()}
+        self.plan_valleys = [(d, v) for d, r in self.plan.items() for v in _valleys(self.sw, r, d)]
 
     def routes(self, lost: frozenset[tuple[int, int]]) -> dict[int, _Routes]:
         """The routes of every destination a scenario changes beyond dropping next hops."""
@@ -234,7 +249,7 @@ class DeadlockModel:
         and the valley dependencies in use."""
         lost = self.sw.lost(scenario.links)
         changed = self.routes(lost) if lost else {}
-        kept = (v for d, vs in self.plan_valleys.items() if d not in changed for v in vs)
+        kept = (v for d, v in self.plan_valleys if d not in changed)
         fresh = (v for d, r in changed.items() for v in _valleys(self.sw, r, d))
         valleys = sorted({v for v in itertools.chain(kept, fresh) if not _crosses(v, lost)})
         if not valleys:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from netcfg.checks import cabling, collection, device, fabric, health, link, nic, plan, waiver, watchdog
+from netcfg.checks import cabling, collection, device, fabric, health, link, lossless, nic, plan, waiver, watchdog
 from netcfg.platforms import registry
 from netcfg.rules import RULES, Rule
 
@@ -17,6 +17,7 @@ _RULE_MODULES = (
     fabric,
     health,
     link,
+    lossless,
     nic,
     plan,
     waiver,
