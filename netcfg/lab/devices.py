@@ -17,6 +17,7 @@ A faults file (YAML) changes settings or transport behaviour per device:
       gpu02: {dcbx: {eth0: {mode: cee, willing: true}}}   # the NIC firmware's DCBX agent speaks CEE
       leaf-su2-r3: {factory_qos: true}        # the platform's stock QoS (SONiC: the AZURE maps)
       leaf-su1-r4: {not_operational: [ecn]}   # ECN shown as applied, the hardware runs the stock ECN
+      leaf-su1-r1: {static_routes: ["0.0.0.0/0 Ethernet31"]}   # a static default route toward a spine
       gpu08: {transport: unreachable}         # or auth_fail, silent, truncate, garble; slow_s: 2.5
 
 Link and counter faults (netcfg.lab.health plays the counters); a fault of the cable itself
@@ -61,7 +62,17 @@ from netcfg.lab.health import (
     PortRates,
 )
 from netcfg.loader import load_model
-from netcfg.model import Device, DeviceState, Endpoint, Fabric, Gid, InterfaceState, LldpNeighbor, Nic
+from netcfg.model import (
+    Device,
+    DeviceState,
+    Endpoint,
+    Fabric,
+    Gid,
+    InterfaceState,
+    LldpNeighbor,
+    Nic,
+    StaticRoute,
+)
 from netcfg.platforms.simulator import simulator
 from netcfg.policy import Policy
 
@@ -133,6 +144,11 @@ class DeviceFaults(BaseModel):
     no_cnp: bool = Field(False, description="A NIC that receives ECN-marked RoCE but never sends a CNP.")
     pcie_width: dict[str, Annotated[int, Field(ge=1, le=16)]] = Field(
         default_factory=dict, description="NIC -> the PCIe width it trained at (x16 when healthy)."
+    )
+    static_routes: list[Annotated[str, Field(pattern=r"^[0-9a-fA-F.:]+/\d{1,3} \S+$")]] = Field(
+        default_factory=list,
+        description="Static routes the switch's config holds, as 'PREFIX NEXT-HOP' where the next hop is "
+        "an interface or an address (e.g. '0.0.0.0/0 Ethernet31').",
     )
     prints: dict[str, list[PrintedText]] = Field(
         default_factory=dict,
@@ -282,6 +298,11 @@ def port_rates(faults: DeviceFaults | None) -> tuple[PortRates, dict[str, PortRa
     return device, {port: dataclasses.replace(device, **change) for port, change in changes.items()}
 
 
+def _static_route(text: str) -> StaticRoute:
+    prefix, via = text.split()
+    return StaticRoute(prefix, None, via) if via[:1].isalpha() else StaticRoute(prefix, via)
+
+
 def apply_faults(state: DeviceState, faults: DeviceFaults, device: Device) -> DeviceState:
     """A copy of the state with the fault's setting changes applied."""
     if faults.factory_qos:
@@ -298,6 +319,7 @@ def apply_faults(state: DeviceState, faults: DeviceFaults, device: Device) -> De
         dscp_map=dict(state.dscp_map),
         tc_pfc=dict(state.tc_pfc),
         lldp=list(state.lldp),
+        static_routes=[*(state.static_routes or ()), *map(_static_route, faults.static_routes)] or None,
     )
     for tc, priority in faults.pfc_pause_priority.items():
         paused_by = state.tc_pfc.get(tc, tc)

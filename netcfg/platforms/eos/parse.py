@@ -90,7 +90,10 @@ def parse_config(text: str, device: Device) -> DeviceState:
             if tc != entry["queue"]:
                 state.tc_queue[tc] = entry["queue"]
     state.watchdog = _watchdog(data)
-    state.static_routes = [route for number, text in config.routes if (route := _static_route(number, text))]
+    # Rendered intent holds no static route: only a config that has some says what they are.
+    routes = [route for number, text in config.routes if (route := _static_route(number, text))]
+    if routes:
+        state.static_routes = routes
     for block in config.interfaces:
         found = _ADDRESS.search(block.body)
         if found is not None:
