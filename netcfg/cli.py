@@ -190,6 +190,9 @@ def cmd_lossless(args: argparse.Namespace, console: Console) -> int:
     states, source = _states(args, fabric, policy)
     findings = [f for f in run_checks(fabric, policy, states) if f.rule.startswith(LOSSLESS_RULES)]
     analysis = deadlock_analysis(CheckContext(fabric, policy, states))
+    # Machine formats keep stdout to themselves: the analysis' headline goes to stderr then.
+    if args.format != "table":
+        console = Console(stderr=True)
     if analysis is None:
         why = "no topology.bgp ASN plan" if fabric.bgp is None else "the policy is not lossless"
         console.print(Text(f"deadlock: no verdict ({why}: the routing model is unknown)"), style="yellow")

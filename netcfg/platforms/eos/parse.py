@@ -112,7 +112,7 @@ def parse_config(text: str, device: Device) -> DeviceState:
 # "ip route"); the interface and the next hop are each optional, one of them is given.
 _ROUTE = re.compile(
     r"ip route (?:vrf \S+ )?(?P<prefix>[0-9a-fA-F.:]+/\d+)"
-    r"(?: (?P<interface>(?:Ethernet|Port-Channel|Vlan|Null)\S*))?(?: (?P<hop>[0-9a-fA-F:]*[.:][0-9a-fA-F.:]+))?(?=\s|$)"
+    r"(?: (?P<interface>[A-Z][A-Za-z-]*\d\S*))?(?: (?P<hop>[0-9a-fA-F:]*[.:][0-9a-fA-F.:]+))?(?=\s|$)"
 )
 _ADDRESS = re.compile(r"^\s+ip address (\S+/\d+)", re.M)
 
