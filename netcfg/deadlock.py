@@ -275,14 +275,14 @@ class DeadlockModel:
             yield dest, changed.get(dest, routes)
 
     def _graph(
-        self, changed: dict[int, _Routes], lost: frozenset[tuple[int, int]], valleys: list[tuple[int, int, int]]
+        self,
+        changed: dict[int, _Routes],
+        lost: frozenset[tuple[int, int]],
+        valleys: list[tuple[int, int, int]],
     ) -> nx.DiGraph:
         """The channel dependency graph (channels as device pairs: ECMP spreads a destination over
         every parallel link alike) over the devices a cycle through these valleys can cross."""
-        if len(self.sw.names) <= WHOLE_GRAPH_SWITCHES:
-            near = None
-        else:
-            near = {x for v in valleys for x in v}
+        near = None if len(self.sw.names) <= WHOLE_GRAPH_SWITCHES else {x for v in valleys for x in v}
         graph = nx.DiGraph()
         for dest, routes in self._all(changed):
             for a, b, c in _dependencies(self.sw, routes, dest):
@@ -339,7 +339,9 @@ def analyse(fabric: Fabric, plan: BgpPlan, down: Iterable[Link] = ()) -> Analysi
         result.scenarios += 1
         found, valleys = model.cycle(scenario)
         if valleys and not result.valleys:
-            result.valleys = [(model.sw.names[b], model.sw.names[a], model.sw.names[c]) for a, b, c in valleys]
+            result.valleys = [
+                (model.sw.names[b], model.sw.names[a], model.sw.names[c]) for a, b, c in valleys
+            ]
         if found is not None:
             result.with_cycle += 1
             if not result.cycles:

@@ -139,7 +139,7 @@ class Topology(Strict):
     spine: SpineTier = Field(description="The spine tier and its cables.")
     superspine: SuperspineTier | None = Field(None, description="A super-spine tier (needs spine.scope su).")
     bgp: BgpAsnPlan | None = Field(
-        None, description="The eBGP ASN plan by tier; absent: the routing model is unknown (no deadlock verdict)."
+        None, description="The eBGP ASN plan by tier; absent: the routing is unknown (no deadlock verdict)."
     )
 
     @model_validator(mode="after")

@@ -4,7 +4,6 @@ before a merge, and the analysis itself over any generated two-tier Clos."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -104,10 +103,15 @@ def clos(leaves: int, spines: int) -> Fabric:
     links = []
     for leaf in range(1, leaves + 1):
         devices[f"leaf{leaf}"] = Device(f"leaf{leaf}", Role.LEAF, "eos")
-        for s in range(1, spines + 1):
-            links.append(
-                Link(Endpoint(f"leaf{leaf}", f"Ethernet{30 + s}"), Endpoint(f"spine{s}", f"Ethernet{leaf}"), 400, 30)
+        links += [
+            Link(
+                Endpoint(f"leaf{leaf}", f"Ethernet{30 + s}"),
+                Endpoint(f"spine{s}", f"Ethernet{leaf}"),
+                400,
+                30,
             )
+            for s in range(1, spines + 1)
+        ]
     return Fabric("clos", 1, devices, links, "roce-lossless")
 
 

@@ -5,7 +5,19 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from netcfg.checks import cabling, collection, device, fabric, health, link, lossless, nic, plan, waiver, watchdog
+from netcfg.checks import (
+    cabling,
+    collection,
+    device,
+    fabric,
+    health,
+    link,
+    lossless,
+    nic,
+    plan,
+    waiver,
+    watchdog,
+)
 from netcfg.platforms import registry
 from netcfg.rules import RULES, Rule
 
