@@ -215,12 +215,41 @@ def _valleys(sw: _Switches, routes: _Routes, dest: int) -> list[tuple[int, int, 
     return found
 
 
+def _plan_routes(sw: _Switches) -> dict[int, _Routes]:
+    """The plan's routes toward every leaf. Leaves cabled alike (the same neighbours, as many links
+    to each) are twins: swapping two twins maps the fabric onto itself, so the routes toward one are
+    those toward the other with the two swapped, and only one of each class is searched."""
+    classes: dict[tuple, list[int]] = {}
+    for leaf in sw.leaves:
+        shape = tuple(sorted((n, len(sw.links[(min(leaf, n), max(leaf, n))])) for n in sw.neighbours[leaf]))
+        classes.setdefault(shape, []).append(leaf)
+    plan: dict[int, _Routes] = {}
+    for twins in classes.values():
+        first = twins[0]
+        base = plan[first] = _routes(sw, first, frozenset())
+        for twin in twins[1:]:
+            plan[twin] = _swapped(sw, base, first, twin)
+    return plan
+
+
+def _swapped(sw: _Switches, routes: _Routes, a: int, b: int) -> _Routes:
+    """Routes toward twin `b` from those toward twin `a`: only the twins and their neighbours change."""
+    dist = bytearray(routes.dist)
+    dist[a], dist[b] = dist[b], dist[a]
+    hops = list(routes.hops)
+    hops[a], hops[b] = hops[b], hops[a]
+    swap = {a: b, b: a}
+    for node in (a, b, *sw.neighbours[a]):
+        hops[node] = tuple(swap.get(h, h) for h in hops[node])
+    return _Routes(dist, hops)
+
+
 class DeadlockModel:
     """The plan's routes toward every leaf, and what a set of failed links does to them."""
 
     def __init__(self, fabric: Fabric, plan: BgpPlan) -> None:
         self.sw = _Switches(fabric, plan)
-        self.plan: dict[int, _Routes] = {d: _routes(self.sw, d, frozenset()) for d in self.sw.leaves}
+        self.plan = _plan_routes(self.sw)
         # (switch, next hop) -> destinations whose route at that switch needs that next hop: its only
         # one, or its only one downwards (without it the route would only turn up).
         critical: dict[tuple[int, int], list[int]] = {}

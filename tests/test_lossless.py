@@ -140,3 +140,18 @@ def test_unique_spine_asns_close_a_cycle_after_the_crossed_double_failure(leaves
         assert {"spine1", "spine2"} <= spines_on_cycle
     first_kinds = {c.scenario.kind for c in found.cycles}
     assert "plan" not in first_kinds and "single" not in first_kinds
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(2, 6), st.integers(2, 4), st.data())
+def test_twin_leaves_share_routes_as_a_search_of_their_own_finds(leaves, spines, data):
+    """The plan's routes toward a twin leaf, derived by swapping, equal a search toward it."""
+    from netcfg.deadlock import DeadlockModel, _routes
+
+    fabric = clos(leaves, spines)
+    plan = BgpPlan(data.draw(st.sampled_from(["shared", "unique"])))
+    model = DeadlockModel(fabric, plan)
+    for dest, routes in model.plan.items():
+        searched = _routes(model.sw, dest, frozenset())
+        assert routes.dist == searched.dist
+        assert [sorted(h) for h in routes.hops] == [sorted(h) for h in searched.hops]
