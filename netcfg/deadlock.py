@@ -215,6 +215,86 @@ def _valleys(sw: _Switches, routes: _Routes, dest: int) -> list[tuple[int, int, 
     return found
 
 
+def _repaired(sw: _Switches, base: _Routes, dest: int, lost: frozenset[tuple[int, int]]) -> _Routes | None:
+    """The plan's routes toward `dest` repaired for the lost device pairs: next hops over them are
+    dropped, a switch left without any (or whose route would now only turn up where its upper peers
+    refuse that) is searched again from its neighbours, in rising distance. None where a repaired
+    switch would give another a route it refused before (the search then starts afresh)."""
+    tier, neighbours, valley_ok = sw.tier, sw.neighbours, sw.valley_ok
+    dist, hops = bytearray(base.dist), list(base.hops)
+
+    def alive(x: int, y: int) -> bool:
+        return (min(x, y), max(x, y)) not in lost
+
+    def up_only(node: int, via: tuple[int, ...]) -> bool:
+        return node != dest and bool(via) and all(tier[h] > tier[node] for h in via)
+
+    def drop(node: int, gone: int) -> None:
+        hops[node] = tuple(h for h in hops[node] if h != gone)
+        queue.append(node)
+
+    queue = [x for pair in lost for x in pair]
+    for node in queue:
+        hops[node] = tuple(h for h in hops[node] if alive(node, h))
+    dirty: set[int] = set()
+    while queue:
+        node = queue.pop()
+        if node == dest or node in dirty or base.dist[node] == _FAR:
+            continue
+        if not hops[node]:
+            dirty.add(node)
+            for m in neighbours[node]:
+                if node in hops[m]:
+                    drop(m, node)
+        elif not valley_ok[node] and up_only(node, hops[node]) and not up_only(node, base.hops[node]):
+            for m in neighbours[node]:
+                if tier[m] > tier[node] and node in hops[m]:
+                    drop(m, node)
+    if not dirty:
+        return _Routes(dist, hops)
+
+    def accepts(x: int, n: int) -> bool:
+        return not (tier[x] > tier[n] and not valley_ok[n] and up_only(n, hops[n]))
+
+    for node in dirty:
+        dist[node], hops[node] = _FAR, ()
+    buckets: dict[int, list[int]] = {}
+    for node in dirty:
+        levels = [
+            dist[n]
+            for n in neighbours[node]
+            if n not in dirty and dist[n] != _FAR and alive(node, n) and accepts(node, n)
+        ]
+        if levels:
+            buckets.setdefault(min(levels) + 1, []).append(node)
+    done: set[int] = set()
+    level = min(buckets, default=_FAR)
+    while level < _FAR and buckets:
+        for node in buckets.pop(level, ()):
+            if node in done:
+                continue
+            done.add(node)
+            dist[node] = level
+            hops[node] = tuple(
+                n for n in neighbours[node] if dist[n] == level - 1 and alive(node, n) and accepts(node, n)
+            )
+            for m in neighbours[node]:
+                if m in dirty and m not in done and alive(m, node) and accepts(m, node):
+                    buckets.setdefault(level + 1, []).append(m)
+        level += 1
+    for node in done:
+        for m in neighbours[node]:
+            if m in dirty or m == dest or dist[m] == _FAR or not alive(m, node) or not accepts(m, node):
+                continue
+            if dist[m] > dist[node] + 1:
+                return None
+            if dist[m] == dist[node] + 1 and node not in hops[m]:
+                if not valley_ok[m] and up_only(m, hops[m]) and tier[node] < tier[m]:
+                    return None
+                hops[m] = (*hops[m], node)
+    return _Routes(dist, hops)
+
+
 def _plan_routes(sw: _Switches) -> dict[int, _Routes]:
     """The plan's routes toward every leaf. Leaves cabled alike (the same neighbours, as many links
     to each) are twins: swapping two twins maps the fabric onto itself, so the routes toward one are
@@ -271,7 +351,11 @@ class DeadlockModel:
         for a, b in lost:
             changed.update(self.critical.get((a, b), ()))
             changed.update(self.critical.get((b, a), ()))
-        return {d: _routes(self.sw, d, lost) for d in sorted(changed)}
+        found = {}
+        for dest in sorted(changed):
+            repaired = _repaired(self.sw, self.plan[dest], dest, lost)
+            found[dest] = repaired if repaired is not None else _routes(self.sw, dest, lost)
+        return found
 
     def cycle(self, scenario: Scenario) -> tuple[Cycle | None, list[tuple[int, int, int]]]:
         """The shortest witness cycle through a valley dependency of this scenario (None: no cycle),

@@ -155,3 +155,22 @@ def test_twin_leaves_share_routes_as_a_search_of_their_own_finds(leaves, spines,
         searched = _routes(model.sw, dest, frozenset())
         assert routes.dist == searched.dist
         assert [sorted(h) for h in routes.hops] == [sorted(h) for h in searched.hops]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 6), st.integers(2, 4), st.sampled_from(["shared", "unique"]), st.data())
+def test_repaired_routes_equal_a_fresh_search_whatever_fails(leaves, spines, mode, data):
+    """A scenario's routes, repaired from the plan's, are those a fresh search finds."""
+    from netcfg.deadlock import DeadlockModel, _repaired, _routes
+
+    fabric = clos(leaves, spines)
+    model = DeadlockModel(fabric, BgpPlan(mode))
+    failed = data.draw(st.lists(st.sampled_from(fabric.links), max_size=4, unique=True))
+    lost = model.sw.lost(failed)
+    for dest, base in model.plan.items():
+        repaired = _repaired(model.sw, base, dest, lost)
+        if repaired is None:
+            continue
+        searched = _routes(model.sw, dest, lost)
+        assert repaired.dist == searched.dist
+        assert [sorted(h) for h in repaired.hops] == [sorted(h) for h in searched.hops]
