@@ -130,6 +130,8 @@ class _Routes:
 
     dist: bytearray
     hops: list[tuple[int, ...]]
+    # The switches whose next hops differ from the plan's (a repair); None: any may differ.
+    changed: frozenset[int] | None = None
 
 
 def _routes(sw: _Switches, dest: int, lost: frozenset[tuple[int, int]]) -> _Routes:
@@ -197,20 +199,31 @@ def _dependencies(sw: _Switches, routes: _Routes, dest: int) -> Iterator[tuple[i
                 yield node, mid, out
 
 
-def _valleys(sw: _Switches, routes: _Routes, dest: int) -> list[tuple[int, int, int]]:
-    """The down-up turns traffic toward `dest` takes: a carrier's next hop below it that goes up."""
+def _valleys(
+    sw: _Switches, routes: _Routes, dest: int, also: Iterable[int] = (), carried: bool = True
+) -> list[tuple[int, int, int]]:
+    """The down-up turns traffic toward `dest` takes: a carrier's next hop below it that goes up.
+    Of a repair, only where it changed next hops (and at `also`): elsewhere the plan's turns stand.
+    `carried=False`: every such turn, whether traffic takes it or not."""
     tier, hops = sw.tier, routes.hops
+    if routes.changed is None:
+        nodes: Iterable[int] = range(len(hops))
+    else:
+        near = set(routes.changed).union(also)
+        for node in routes.changed:
+            near.update(sw.neighbours[node])
+        nodes = sorted(near)
     carries: _Carriers | None = None
     found = []
-    for node, via in enumerate(hops):
-        for mid in via:
+    for node in nodes:
+        for mid in hops[node]:
             if mid == dest or tier[mid] >= tier[node]:
                 continue
             ups = [out for out in hops[mid] if tier[out] > tier[mid]]
             if not ups:
                 continue
             carries = carries or _Carriers(sw, routes, dest)
-            if carries(node):
+            if not carried or carries(node):
                 found += [(node, mid, out) for out in ups]
     return found
 
@@ -232,8 +245,10 @@ def _repaired(sw: _Switches, base: _Routes, dest: int, lost: frozenset[tuple[int
     def drop(node: int, gone: int) -> None:
         hops[node] = tuple(h for h in hops[node] if h != gone)
         queue.append(node)
+        touched.add(node)
 
     queue = [x for pair in lost for x in pair]
+    touched = set(queue)
     for node in queue:
         hops[node] = tuple(h for h in hops[node] if alive(node, h))
     dirty: set[int] = set()
@@ -251,7 +266,7 @@ def _repaired(sw: _Switches, base: _Routes, dest: int, lost: frozenset[tuple[int
                 if tier[m] > tier[node] and node in hops[m]:
                     drop(m, node)
     if not dirty:
-        return _Routes(dist, hops)
+        return _Routes(dist, hops, _differing(base, hops, touched))
 
     def accepts(x: int, n: int) -> bool:
         return not (tier[x] > tier[n] and not valley_ok[n] and up_only(n, hops[n]))
@@ -292,7 +307,12 @@ def _repaired(sw: _Switches, base: _Routes, dest: int, lost: frozenset[tuple[int
                 if not valley_ok[m] and up_only(m, hops[m]) and tier[node] < tier[m]:
                     return None
                 hops[m] = (*hops[m], node)
-    return _Routes(dist, hops)
+                touched.add(m)
+    return _Routes(dist, hops, _differing(base, hops, touched | dirty))
+
+
+def _differing(base: _Routes, hops: list[tuple[int, ...]], touched: set[int]) -> frozenset[int]:
+    return frozenset(n for n in touched if hops[n] != base.hops[n])
 
 
 def _plan_routes(sw: _Switches) -> dict[int, _Routes]:
@@ -344,6 +364,13 @@ class DeadlockModel:
                     critical.setdefault((node, down[0]), []).append(dest)
         self.critical = critical
         self.plan_valleys = [(d, v) for d, r in self.plan.items() for v in _valleys(self.sw, r, d)]
+        # Per destination, the switches where a down-up turn exists in the plan's next hops, carried
+        # or not (a repair may start sending traffic there).
+        self.turns: dict[int, list[int]] = {}
+        for dest, routes in self.plan.items():
+            at = sorted({a for a, _, _ in _valleys(self.sw, routes, dest, carried=False)})
+            if at:
+                self.turns[dest] = at
 
     def routes(self, lost: frozenset[tuple[int, int]]) -> dict[int, _Routes]:
         """The routes of every destination a scenario changes beyond dropping next hops."""
@@ -363,7 +390,7 @@ class DeadlockModel:
         lost = self.sw.lost(scenario.links)
         changed = self.routes(lost) if lost else {}
         kept = (v for d, v in self.plan_valleys if d not in changed)
-        fresh = (v for d, r in changed.items() for v in _valleys(self.sw, r, d))
+        fresh = (v for d, r in changed.items() for v in _valleys(self.sw, r, d, self.turns.get(d, ())))
         valleys = sorted({v for v in itertools.chain(kept, fresh) if not _crosses(v, lost)})
         if not valleys:
             return None, []
