@@ -207,24 +207,23 @@ def _valleys(
     `carried=False`: every such turn, whether traffic takes it or not."""
     tier, hops = sw.tier, routes.hops
     if routes.changed is None:
-        nodes: Iterable[int] = range(len(hops))
+        pairs: Iterable[tuple[int, int]] = ((n, m) for n, via in enumerate(hops) for m in via)
     else:
-        near = set(routes.changed).union(also)
-        for node in routes.changed:
-            near.update(sw.neighbours[node])
-        nodes = sorted(near)
+        # A turn needs a changed switch at its start or in its middle: elsewhere the plan's stands.
+        starts = set(routes.changed).union(also)
+        mids = [(a, b) for b in routes.changed for a in sw.neighbours[b] if a not in starts and b in hops[a]]
+        pairs = itertools.chain(((n, m) for n in sorted(starts) for m in hops[n]), mids)
     carries: _Carriers | None = None
     found = []
-    for node in nodes:
-        for mid in hops[node]:
-            if mid == dest or tier[mid] >= tier[node]:
-                continue
-            ups = [out for out in hops[mid] if tier[out] > tier[mid]]
-            if not ups:
-                continue
-            carries = carries or _Carriers(sw, routes, dest)
-            if not carried or carries(node):
-                found += [(node, mid, out) for out in ups]
+    for node, mid in pairs:
+        if mid == dest or tier[mid] >= tier[node]:
+            continue
+        ups = [out for out in hops[mid] if tier[out] > tier[mid]]
+        if not ups:
+            continue
+        carries = carries or _Carriers(sw, routes, dest)
+        if not carried or carries(node):
+            found += [(node, mid, out) for out in ups]
     return found
 
 
