@@ -200,19 +200,28 @@ def _dependencies(sw: _Switches, routes: _Routes, dest: int) -> Iterator[tuple[i
 
 
 def _valleys(
-    sw: _Switches, routes: _Routes, dest: int, also: Iterable[int] = (), carried: bool = True
+    sw: _Switches,
+    routes: _Routes,
+    dest: int,
+    also: Iterable[int] = (),
+    carried: bool = True,
+    base: _Routes | None = None,
 ) -> list[tuple[int, int, int]]:
     """The down-up turns traffic toward `dest` takes: a carrier's next hop below it that goes up.
     Of a repair, only where it changed next hops (and at `also`): elsewhere the plan's turns stand.
     `carried=False`: every such turn, whether traffic takes it or not."""
     tier, hops = sw.tier, routes.hops
-    if routes.changed is None:
+    if routes.changed is None or base is None:
         pairs: Iterable[tuple[int, int]] = ((n, m) for n, via in enumerate(hops) for m in via)
     else:
-        # A turn needs a changed switch at its start or in its middle: elsewhere the plan's stands.
-        starts = set(routes.changed).union(also)
-        mids = [(a, b) for b in routes.changed for a in sw.neighbours[b] if a not in starts and b in hops[a]]
-        pairs = itertools.chain(((n, m) for n in sorted(starts) for m in hops[n]), mids)
+        # A new turn needs a next hop the plan did not have, into its middle or out of it upwards
+        # (`also`: where the plan has turns no traffic took, which a repair may start to carry).
+        old, changed = base.hops, routes.changed
+        starts = [(a, b) for a in changed for b in hops[a] if b not in old[a]]
+        starts += [(a, b) for a in also for b in hops[a]]
+        raised = [b for b in changed if any(tier[c] > tier[b] and c not in old[b] for c in hops[b])]
+        mids = [(a, b) for b in raised for a in sw.neighbours[b] if b in hops[a]]
+        pairs = itertools.chain(starts, mids)
     carries: _Carriers | None = None
     found = []
     for node, mid in pairs:
@@ -389,7 +398,11 @@ class DeadlockModel:
         lost = self.sw.lost(scenario.links)
         changed = self.routes(lost) if lost else {}
         kept = (v for d, v in self.plan_valleys if d not in changed)
-        fresh = (v for d, r in changed.items() for v in _valleys(self.sw, r, d, self.turns.get(d, ())))
+        fresh = (
+            v
+            for d, r in changed.items()
+            for v in _valleys(self.sw, r, d, self.turns.get(d, ()), base=self.plan[d])
+        )
         valleys = sorted({v for v in itertools.chain(kept, fresh) if not _crosses(v, lost)})
         if not valleys:
             return None, []

@@ -174,3 +174,21 @@ def test_repaired_routes_equal_a_fresh_search_whatever_fails(leaves, spines, mod
         searched = _routes(model.sw, dest, lost)
         assert repaired.dist == searched.dist
         assert [sorted(h) for h in repaired.hops] == [sorted(h) for h in searched.hops]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(3, 6), st.integers(2, 3), st.sampled_from(["shared", "unique"]), st.data())
+def test_a_scenario_finds_the_down_up_turns_a_search_of_every_destination_finds(leaves, spines, mode, data):
+    """The incremental scenario (plan routes repaired, turns looked for where next hops changed) finds
+    every down-up turn in use that searching every destination afresh finds."""
+    from netcfg.deadlock import DeadlockModel, Scenario, _routes, _valleys
+
+    fabric = clos(leaves, spines)
+    model = DeadlockModel(fabric, BgpPlan(mode))
+    failed = tuple(data.draw(st.lists(st.sampled_from(fabric.links), min_size=1, max_size=3, unique=True)))
+    lost = model.sw.lost(failed)
+    searched = set()
+    for dest in model.plan:
+        searched.update(_valleys(model.sw, _routes(model.sw, dest, lost), dest))
+    _, valleys = model.cycle(Scenario("double", failed))
+    assert set(valleys) == searched
