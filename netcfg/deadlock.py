@@ -323,7 +323,7 @@ def _differing(base: _Routes, hops: list[tuple[int, ...]], touched: set[int]) ->
     return frozenset(n for n in touched if hops[n] != base.hops[n])
 
 
-def _plan_routes(sw: _Switches) -> dict[int, _Routes]:
+def _plan_routes(sw: _Switches) -> tuple[dict[int, _Routes], dict[int, int]]:
     """The plan's routes toward every leaf. Leaves cabled alike (the same neighbours, as many links
     to each) are twins: swapping two twins maps the fabric onto itself, so the routes toward one are
     those toward the other with the two swapped, and only one of each class is searched."""
@@ -332,12 +332,15 @@ def _plan_routes(sw: _Switches) -> dict[int, _Routes]:
         shape = tuple(sorted((n, len(sw.links[(min(leaf, n), max(leaf, n))])) for n in sw.neighbours[leaf]))
         classes.setdefault(shape, []).append(leaf)
     plan: dict[int, _Routes] = {}
+    twin_class: dict[int, int] = {}
     for twins in classes.values():
         first = twins[0]
         base = plan[first] = _routes(sw, first, frozenset())
+        for twin in twins:
+            twin_class[twin] = first
         for twin in twins[1:]:
             plan[twin] = _swapped(sw, base, first, twin)
-    return plan
+    return plan, twin_class
 
 
 def _swapped(sw: _Switches, routes: _Routes, a: int, b: int) -> _Routes:
@@ -349,7 +352,8 @@ def _swapped(sw: _Switches, routes: _Routes, a: int, b: int) -> _Routes:
     swap = {a: b, b: a}
     for node in (a, b, *sw.neighbours[a]):
         hops[node] = tuple(swap.get(h, h) for h in hops[node])
-    return _Routes(dist, hops)
+    changed = None if routes.changed is None else frozenset(swap.get(n, n) for n in routes.changed)
+    return _Routes(dist, hops, changed)
 
 
 class DeadlockModel:
@@ -357,7 +361,7 @@ class DeadlockModel:
 
     def __init__(self, fabric: Fabric, plan: BgpPlan) -> None:
         self.sw = _Switches(fabric, plan)
-        self.plan = _plan_routes(self.sw)
+        self.plan, self.twin_class = _plan_routes(self.sw)
         # (switch, next hop) -> destinations whose route at that switch needs that next hop: its only
         # one, or its only one downwards (without it the route would only turn up).
         critical: dict[tuple[int, int], list[int]] = {}
@@ -386,10 +390,19 @@ class DeadlockModel:
         for a, b in lost:
             changed.update(self.critical.get((a, b), ()))
             changed.update(self.critical.get((b, a), ()))
-        found = {}
+        touched = {x for pair in lost for x in pair}
+        found: dict[int, _Routes] = {}
+        # Twin leaves no lost link touches stay twins: one repair serves its whole class.
+        done: dict[int, int] = {}
         for dest in sorted(changed):
+            twin = done.get(self.twin_class[dest])
+            if twin is not None and dest not in touched:
+                found[dest] = _swapped(self.sw, found[twin], twin, dest)
+                continue
             repaired = _repaired(self.sw, self.plan[dest], dest, lost)
             found[dest] = repaired if repaired is not None else _routes(self.sw, dest, lost)
+            if dest not in touched:
+                done[self.twin_class[dest]] = dest
         return found
 
     def cycle(self, scenario: Scenario) -> tuple[Cycle | None, list[tuple[int, int, int]]]:
