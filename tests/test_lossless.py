@@ -192,3 +192,24 @@ def test_a_scenario_finds_the_down_up_turns_a_search_of_every_destination_finds(
         searched.update(_valleys(model.sw, _routes(model.sw, dest, lost), dest))
     _, valleys = model.cycle(Scenario("double", failed))
     assert set(valleys) == searched
+
+
+def test_a_three_tier_fabric_is_judged_alike_incrementally_and_by_fresh_searches(tmp_path):
+    """The generator's three-tier fabric (per-SU spines, super-spine planes), every scenario: the
+    repaired routes find the turns fresh searches find; a shared ASN per tier has no cycle, an ASN
+    per spine one after a crossed double failure inside an SU."""
+    from netcfg.deadlock import DeadlockModel, _routes, _valleys
+    from netcfg.generate import write_generated_inventory
+    from netcfg.inventory import load_fabric
+
+    fabric = load_fabric(write_generated_inventory(tmp_path, "three", 3, 2, 2))
+    assert analyse(fabric, BgpPlan("shared", "shared")).cycles == []
+    model = DeadlockModel(fabric, BgpPlan("unique", "unique"))
+    for scenario in scenarios(fabric):
+        lost = model.sw.lost(scenario.links)
+        searched = set()
+        for dest in model.plan:
+            searched.update(_valleys(model.sw, _routes(model.sw, dest, lost), dest))
+        assert set(model.cycle(scenario)[1]) == searched, scenario.describe()
+    found = analyse(fabric, BgpPlan("unique", "shared"))
+    assert found.cycles[0].scenario.kind == "double" and len(found.cycles[0].channels) == 4
