@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint docs bench bench-mix bench-live bench-shards bench-snapshot conformance clean
+.PHONY: demo test lint docs bench bench-mix bench-live bench-shards bench-snapshot bench-deadlock conformance clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -37,6 +37,9 @@ docs: $(DOCS_STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/offline.py
+
+bench-deadlock: $(STAMP)
+	$(BIN)/python bench/deadlock.py
 
 bench-mix: $(STAMP)
 	$(BIN)/python bench/offline.py --mix

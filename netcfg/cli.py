@@ -180,6 +180,37 @@ def cmd_check(args: argparse.Namespace, console: Console) -> int:
     return emit(report, args, console)
 
 
+@command("lossless")
+def cmd_lossless(args: argparse.Namespace, console: Console) -> int:
+    """The lossless-domain and PFC deadlock rules alone, with what the deadlock analysis judged."""
+    from netcfg.checks.lossless import deadlock_analysis
+    from netcfg.rules import CheckContext
+
+    fabric, policy = load_checked(args.inventory, args)
+    states, source = _states(args, fabric, policy)
+    findings = [f for f in run_checks(fabric, policy, states) if f.rule.startswith(LOSSLESS_RULES)]
+    analysis = deadlock_analysis(CheckContext(fabric, policy, states))
+    # Machine formats keep stdout to themselves: the analysis' headline goes to stderr then.
+    if args.format != "table":
+        console = Console(stderr=True)
+    if analysis is None:
+        why = "no topology.bgp ASN plan" if fabric.bgp is None else "the policy is not lossless"
+        console.print(Text(f"deadlock: no verdict ({why}: the routing model is unknown)"), style="yellow")
+    else:
+        console.print(
+            Text(
+                f"deadlock: {analysis.scenarios} scenarios judged (plan, links down now, single and "
+                f"sampled double link failures); {analysis.with_cycle} with a cyclic buffer dependency"
+            )
+        )
+    report = Report(fabric.name, source, len(states), findings, inventory=fabric.source)
+    return emit(report, args, console)
+
+
+# What `netcfg lossless` reports: the cross-device lossless rules and the PFC rules of every port.
+LOSSLESS_RULES = ("lossless.", "pfc.")
+
+
 @command("host-check")
 def cmd_host_check(args: argparse.Namespace, console: Console) -> int:
     from netcfg.hostcheck import fit, host_check, this_host
@@ -649,6 +680,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     c.add_argument("--baseline", help="the go-live snapshot: error counters are compared with it")
     add_report_args(c)
+
+    lo = sub.add_parser(
+        "lossless", help="the lossless-domain and PFC deadlock analysis of intent, config files or a snapshot"
+    )
+    lo.add_argument("inventory")
+    lo.add_argument("--configs", help="folder of <device>.cfg / <device>.sh files (pre-merge check)")
+    lo.add_argument(
+        "--allow-missing",
+        action="store_true",
+        help="with --configs: check the devices that have a config file, list the others as not checked",
+    )
+    lo.add_argument("--snapshot", help="snapshot folder <snapshot>/<device>/<command>.txt")
+    add_report_args(lo)
 
     hc = sub.add_parser("host-check", help="on a GPU server: read its NICs locally, judge them (exit 0/1/2)")
     hc.add_argument("--inventory", required=True, help="the inventory the server is a host of")

@@ -20,7 +20,7 @@ from netcfg.access import Connection, Credentials, FilePath, Strict
 from netcfg.cabling import MAX_CABLE_M, MAX_SPEED_GBPS, MIN_SPEED_GBPS, CablingDefaults, read_cabling
 from netcfg.errors import InputError
 from netcfg.loader import describe_validation_error, line_of, read_yaml
-from netcfg.model import SWITCH_ROLES, Device, Endpoint, Fabric, Link, Nic, Role
+from netcfg.model import SWITCH_ROLES, BgpPlan, Device, Endpoint, Fabric, Link, Nic, Role
 from netcfg.naming import (
     format_name,
     pattern_of,
@@ -114,6 +114,20 @@ class SuperspineTier(Strict):
     superspine_first_port: PortNumber = Field(1, description="First super-spine downlink port number.")
 
 
+class BgpAsnPlan(Strict):
+    """The eBGP ASN plan by tier (RFC 7938): whether BGP's AS-path loop check can refuse a route that
+    turns down and up again. Without it netcfg gives no deadlock verdict (the routing is unknown)."""
+
+    spine_asn: Literal["shared", "unique"] = Field(
+        description="shared: one ASN for the spines of the fabric (spine.scope fabric) or of each SU, so "
+        "no route can bounce off a leaf between two spines; unique: an ASN per spine, which lets such "
+        "valley routes in after link failures."
+    )
+    superspine_asn: Literal["shared", "unique"] = Field(
+        "shared", description="shared: one ASN for the super-spines of each plane; unique: one each."
+    )
+
+
 class Topology(Strict):
     """A rail-optimised fabric by counts, naming patterns and cabling rules (the compact form)."""
 
@@ -124,6 +138,9 @@ class Topology(Strict):
     host_links: HostLinks = Field(HostLinks(), description="Server NIC to leaf cables: speed, length, ports.")
     spine: SpineTier = Field(description="The spine tier and its cables.")
     superspine: SuperspineTier | None = Field(None, description="A super-spine tier (needs spine.scope su).")
+    bgp: BgpAsnPlan | None = Field(
+        None, description="The eBGP ASN plan by tier; absent: the routing is unknown (no deadlock verdict)."
+    )
 
     @model_validator(mode="after")
     def _tiers(self) -> Topology:
@@ -595,4 +612,11 @@ def load_fabric(path: Path) -> Fabric:
         connection=spec.connection,
         cabling_rows=builder.used if spec.topology is None else {},
         repeated_links=builder.repeated,
+        bgp=_bgp_plan(spec.topology),
     )
+
+
+def _bgp_plan(topology: Topology | None) -> BgpPlan | None:
+    if topology is None or topology.bgp is None:
+        return None
+    return BgpPlan(topology.bgp.spine_asn, topology.bgp.superspine_asn)

@@ -71,6 +71,38 @@ class Nic:
     rdma_device: str
 
 
+AsnMode = str  # "shared" | "unique"
+
+
+@dataclass(frozen=True, slots=True)
+class BgpPlan:
+    """How the fabric's eBGP ASNs are assigned per tier: what decides whether a down-up (valley) route
+    can ever be accepted. "shared": one ASN for a tier's group (every spine of a fabric-scope tier or
+    of one SU, every super-spine of one plane), so BGP's AS-path loop check refuses a route that
+    bounces off a lower tier back into the same group; "unique": an ASN per switch, which accepts it."""
+
+    spine_asn: AsnMode
+    superspine_asn: AsnMode = "shared"
+
+    def valley_allowed(self, bounce_tier: Role) -> bool:
+        """Whether a route may turn down-up at a device of this tier (between two of its upper peers)."""
+        if bounce_tier == Role.LEAF:
+            return self.spine_asn == "unique"
+        if bounce_tier == Role.SPINE:
+            return self.superspine_asn == "unique"
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class StaticRoute:
+    """One static route of a device's config: where it sends a prefix, and the line that says so."""
+
+    prefix: str
+    next_hop: str | None
+    interface: str | None = None
+    line: int | None = None
+
+
 @dataclass(slots=True)
 class Fabric:
     """Every device and link of one fabric, expanded from the inventory."""
@@ -90,6 +122,8 @@ class Fabric:
     repeated_links: list[tuple[Link, str, str]] = field(default_factory=list, repr=False)
     # Exemptions every check of this fabric applies (netcfg.waivers; the CLI loads them).
     waivers: Waivers | None = field(default=None, repr=False)
+    # The eBGP ASN plan (topology.bgp); None: the routing model is unknown, so no deadlock verdict.
+    bgp: BgpPlan | None = None
     # endpoint -> (link, the other end); built once because checks look peers up per interface.
     _peers: dict[Endpoint, tuple[Link, Endpoint]] = field(default_factory=dict, repr=False)
     _by_device: dict[str, list[tuple[Endpoint, Link, Endpoint]]] = field(default_factory=dict, repr=False)
@@ -447,6 +481,10 @@ class DeviceState:
     # own name of a field netcfg has no name for) and its seed. None: the source does not say.
     hash_fields: frozenset[str] | None = None
     hash_seed: int | None = None
+    # Static routes of the config (None: the source does not show them, so they are unknown).
+    static_routes: list[StaticRoute] | None = None
+    # Interface addresses (interface -> "address/len"), to resolve a static route's next hop to a port.
+    addresses: dict[str, str] = field(default_factory=dict)
 
     def port_unread(self, interface: str, fields: tuple[str, ...]) -> bool:
         """Whether any of these settings of a port (or the device-wide setting of the same name) went

@@ -17,6 +17,7 @@ A faults file (YAML) changes settings or transport behaviour per device:
       gpu02: {dcbx: {eth0: {mode: cee, willing: true}}}   # the NIC firmware's DCBX agent speaks CEE
       leaf-su2-r3: {factory_qos: true}        # the platform's stock QoS (SONiC: the AZURE maps)
       leaf-su1-r4: {not_operational: [ecn]}   # ECN shown as applied, the hardware runs the stock ECN
+      leaf-su1-r1: {static_routes: ["0.0.0.0/0 Ethernet31"]}   # a static default route toward a spine
       gpu08: {transport: unreachable}         # or auth_fail, silent, truncate, garble; slow_s: 2.5
 
 Load-balancing faults (policy `load_balancing`; docs/load-balancing.md):
@@ -68,7 +69,17 @@ from netcfg.lab.health import (
     PortRates,
 )
 from netcfg.loader import load_model
-from netcfg.model import Device, DeviceState, Endpoint, Fabric, Gid, InterfaceState, LldpNeighbor, Nic
+from netcfg.model import (
+    Device,
+    DeviceState,
+    Endpoint,
+    Fabric,
+    Gid,
+    InterfaceState,
+    LldpNeighbor,
+    Nic,
+    StaticRoute,
+)
 from netcfg.platforms.simulator import simulator
 from netcfg.policy import MAX_SEED, HashField, LbMode, Policy
 
@@ -151,6 +162,11 @@ class DeviceFaults(BaseModel):
     hash_seed: int | None = Field(None, ge=0, le=MAX_SEED, description="The switch's ECMP hash seed instead.")
     reorder_intolerant: list[str] = Field(
         default_factory=list, description="NICs that do not place RoCE packets arriving out of order."
+    )
+    static_routes: list[Annotated[str, Field(pattern=r"^[0-9a-fA-F.:]+/\d{1,3} \S+$")]] = Field(
+        default_factory=list,
+        description="Static routes the switch's config holds, as 'PREFIX NEXT-HOP' where the next hop is "
+        "an interface or an address (e.g. '0.0.0.0/0 Ethernet31').",
     )
     prints: dict[str, list[PrintedText]] = Field(
         default_factory=dict,
@@ -332,6 +348,11 @@ def _check_load_balancing(faults: DeviceFaults, device: Device) -> None:
         )
 
 
+def _static_route(text: str) -> StaticRoute:
+    prefix, via = text.split()
+    return StaticRoute(prefix, None, via) if via[:1].isalpha() else StaticRoute(prefix, via)
+
+
 def apply_faults(state: DeviceState, faults: DeviceFaults, device: Device) -> DeviceState:
     """A copy of the state with the fault's setting changes applied."""
     _check_load_balancing(faults, device)
@@ -349,6 +370,7 @@ def apply_faults(state: DeviceState, faults: DeviceFaults, device: Device) -> De
         dscp_map=dict(state.dscp_map),
         tc_pfc=dict(state.tc_pfc),
         lldp=list(state.lldp),
+        static_routes=[*(state.static_routes or ()), *map(_static_route, faults.static_routes)] or None,
     )
     for tc, priority in faults.pfc_pause_priority.items():
         paused_by = state.tc_pfc.get(tc, tc)

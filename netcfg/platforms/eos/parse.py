@@ -8,7 +8,16 @@ import sys
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-from netcfg.model import Device, DeviceState, EcnSetting, InterfaceState, LldpNeighbor, Watchdog, port_copy
+from netcfg.model import (
+    Device,
+    DeviceState,
+    EcnSetting,
+    InterfaceState,
+    LldpNeighbor,
+    StaticRoute,
+    Watchdog,
+    port_copy,
+)
 from netcfg.parsing import many, one, ttp_parse
 from netcfg.platforms.eos.commands import (
     NAME,
@@ -81,6 +90,14 @@ def parse_config(text: str, device: Device) -> DeviceState:
             if tc != entry["queue"]:
                 state.tc_queue[tc] = entry["queue"]
     state.watchdog = _watchdog(data)
+    # Rendered intent holds no static route: only a config that has some says what they are.
+    routes = [route for number, text in config.routes if (route := _static_route(number, text))]
+    if routes:
+        state.static_routes = routes
+    for block in config.interfaces:
+        found = _ADDRESS.search(block.body)
+        if found is not None:
+            state.addresses[block.name] = found.group(1)
     header = one(data.get("header"))
     state.model, state.os_version = header.get("model"), header.get("version")
     for name, line in where.items():
@@ -89,6 +106,28 @@ def parse_config(text: str, device: Device) -> DeviceState:
     # Device-wide settings that are missing belong at the end, before `end`.
     state.locations[""] = max(1, config.end_line - 1) if config.end_line else max(1, config.last_line)
     return state
+
+
+# `ip route [vrf NAME] PREFIX [INTERFACE] [NEXT-HOP] [DISTANCE] [tag N] [name TEXT]` (EOS User Manual,
+# "ip route"); the interface and the next hop are each optional, one of them is given.
+_ROUTE = re.compile(
+    r"ip route (?:vrf \S+ )?(?P<prefix>[0-9a-fA-F.:]+/\d+)"
+    r"(?: (?P<interface>[A-Z][A-Za-z-]*\d\S*))?(?: (?P<hop>[0-9a-fA-F:]*[.:][0-9a-fA-F.:]+))?(?=\s|$)"
+)
+_ADDRESS = re.compile(r"^\s+ip address (\S+/\d+)", re.M)
+
+
+def _static_route(number: int, text: str) -> StaticRoute | None:
+    found = _ROUTE.match(text)
+    if found is None:
+        return None
+    interface = found.group("interface")
+    return StaticRoute(
+        found.group("prefix"),
+        found.group("hop"),
+        long_interface(interface) if interface else None,
+        number,
+    )
 
 
 def parse_outputs(outputs: dict[str, str], device: Device) -> DeviceState:

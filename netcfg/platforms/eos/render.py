@@ -108,4 +108,7 @@ def render_config(state: DeviceState) -> str:
         dscp_maps=[(tc, " ".join(map(str, ds))) for tc, ds in sorted(by_tc.items())],
         tc_queues=[(q, " ".join(map(str, tcs))) for q, tcs in sorted(_by_value(state.tc_queue).items())],
         watchdog=watchdog,
+        routes=[
+            " ".join(filter(None, (r.prefix, r.interface, r.next_hop))) for r in state.static_routes or ()
+        ],
     )

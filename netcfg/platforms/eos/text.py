@@ -73,6 +73,8 @@ class ConfigText:
     profiles: dict[str, Block] = field(default_factory=dict)
     # Top-level lines that set device-wide QoS: (line number, text).
     globals: list[tuple[int, str]] = field(default_factory=list)
+    # Top-level `ip route` lines: (line number, text).
+    routes: list[tuple[int, str]] = field(default_factory=list)
     end_line: int | None = None
     last_line: int = 0
     # (line, why) when the text is not an EOS config.
@@ -152,6 +154,8 @@ def split_config(text: str) -> ConfigText:
         elif line.startswith(("qos map ", "priority-flow-control ", "! device:")):
             config.globals.append((number, line))
             config.header = config.header or bool(_HEADER.match(line))
+        elif line.startswith("ip route "):
+            config.routes.append((number, line))
         elif line.rstrip() == "end":
             config.end_line = number
         elif _BANNER.match(line):

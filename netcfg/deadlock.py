@@ -1,0 +1,514 @@
+"""PFC deadlock risk: the channel dependency graph of the lossless priority, and its cycles.
+
+A lossless queue that cannot drain holds the upstream queue that feeds it (PFC pauses it). When those
+"waits for" dependencies between channels (directed links) form a cycle, the buffers of the cycle can
+all fill and pause each other forever: a cyclic buffer dependency (Dally and Seitz 1987; Hu et al.,
+HotNets 2016). Up-down routing in a Clos has none: every dependency goes from a channel to one that is
+later in the order "up channels by rising tier, then down channels by falling tier", so no cycle can
+close. Only a down-up turn (a valley: a packet that came down to a device and leaves it upwards) breaks
+that order, so a cycle must hold one. Valleys appear when eBGP accepts a route that bounces off a lower
+tier after link failures, which an ASN per spine allows and a shared spine ASN refuses (the AS-path
+loop check; RFC 7938 section 5.2.1).
+
+The routing model is eBGP's best paths: per destination leaf, each switch takes the shortest AS path
+its neighbours advertise (one AS per hop), ECMP over the ties; a switch refuses a route whose only
+paths turn up again at a device of a tier whose upper ASN is shared (`BgpPlan.valley_allowed`).
+
+Scenarios: the plan, the links seen down, every single link failure, and a seeded sample of double
+link failures. A failure changes few routes: the plan's routes are computed once per destination, and
+a scenario recomputes only the devices whose every planned next hop toward a destination is lost
+(falling back to the whole destination where the repair would have to grow routes back).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from netcfg.model import BgpPlan, Endpoint, Fabric, Link, Role, port_sort_key
+
+_TIER = {Role.LEAF: 1, Role.SPINE: 2, Role.SUPERSPINE: 3}
+_FAR = 255
+# Double failures: every pair up to this many, else this many pairs drawn with the seed below.
+DOUBLE_SAMPLE = 2000
+DOUBLE_SEED = 22
+# Up to this many switches the cycle search reads every channel; beyond, the channels among the
+# devices the valley routes touch (where a cycle through a valley closes in a Clos).
+WHOLE_GRAPH_SWITCHES = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """A set of failed links and what to call it in a finding."""
+
+    kind: str  # "plan", "down now", "single", "double"
+    links: tuple[Link, ...] = ()
+
+    def describe(self) -> str:
+        if not self.links:
+            return "the planned fabric"
+        named = " and ".join(f"{link.a}-{link.b}" for link in self.links)
+        return f"links down now ({named})" if self.kind == "down now" else f"the failure of {named}"
+
+
+@dataclass(frozen=True, slots=True)
+class Cycle:
+    """A witness cycle of channels (each a link crossed from `tail` to `head`) and its scenario."""
+
+    scenario: Scenario
+    channels: tuple[tuple[Endpoint, Endpoint], ...]
+
+    def describe(self) -> str:
+        return " -> ".join(f"{tail}>{head}" for tail, head in self.channels)
+
+
+@dataclass(slots=True)
+class Analysis:
+    """What the deadlock analysis found: the scenarios judged and the first cycle of each kind."""
+
+    scenarios: int = 0
+    with_cycle: int = 0
+    cycles: list[Cycle] = field(default_factory=list)
+    # Valley dependencies in use (device, in from, out to) of the first scenario that has any.
+    valleys: list[tuple[str, str, str]] = field(default_factory=list)
+
+
+class _Switches:
+    """The switches of a fabric as numbered devices, their tiers and the links between them."""
+
+    def __init__(self, fabric: Fabric, plan: BgpPlan) -> None:
+        switches = [d for d in fabric.devices.values() if d.role in _TIER]
+        self.names = [d.name for d in switches]
+        self.index = {name: i for i, name in enumerate(self.names)}
+        self.tier = [_TIER[d.role] for d in switches]
+        self.valley_ok = [plan.valley_allowed(d.role) for d in switches]
+        self.leaves = [i for i, d in enumerate(switches) if d.role == Role.LEAF]
+        self.links: dict[tuple[int, int], list[Link]] = {}
+        for link in fabric.links:
+            a, b = self.index.get(link.a.device), self.index.get(link.b.device)
+            if a is None or b is None or a == b:
+                continue
+            self.links.setdefault((min(a, b), max(a, b)), []).append(link)
+        neighbours: list[list[int]] = [[] for _ in self.names]
+        for a, b in self.links:
+            neighbours[a].append(b)
+            neighbours[b].append(a)
+        self.neighbours = neighbours
+        self.switch_links = [link for pair in sorted(self.links) for link in self.links[pair]]
+
+    def pair(self, link: Link) -> tuple[int, int] | None:
+        a, b = self.index.get(link.a.device), self.index.get(link.b.device)
+        return None if a is None or b is None else (min(a, b), max(a, b))
+
+    def lost(self, failed: Iterable[Link]) -> frozenset[tuple[int, int]]:
+        """The device pairs a set of failed links leaves without any link."""
+        down: dict[tuple[int, int], int] = {}
+        for link in failed:
+            pair = self.pair(link)
+            if pair is not None:
+                down[pair] = down.get(pair, 0) + 1
+        return frozenset(p for p, n in down.items() if n >= len(self.links[p]))
+
+    def channel(self, tail: int, head: int) -> tuple[Endpoint, Endpoint]:
+        """The first link (in port order) between two devices, crossed from `tail` to `head`."""
+        links = self.links[(min(tail, head), max(tail, head))]
+        name = self.names[tail]
+        ends = sorted(
+            ((link.a, link.b) if link.a.device == name else (link.b, link.a) for link in links),
+            key=lambda ends: port_sort_key(ends[0].interface),
+        )
+        return ends[0]
+
+
+@dataclass(slots=True)
+class _Routes:
+    """eBGP best paths toward one destination leaf: hop count and next hops of every switch."""
+
+    dist: bytearray
+    hops: list[tuple[int, ...]]
+    # The switches whose next hops differ from the plan's (a repair); None: any may differ.
+    changed: frozenset[int] | None = None
+
+
+def _routes(sw: _Switches, dest: int, lost: frozenset[tuple[int, int]]) -> _Routes:
+    """Breadth first from the destination: a switch takes the neighbours one hop closer whose route it
+    accepts (one that does not only turn up again where the upper tier's ASN is shared)."""
+    n = len(sw.names)
+    dist = bytearray(b"\xff") * n
+    hops: list[tuple[int, ...]] = [()] * n
+    dist[dest] = 0
+    up_only = bytearray(n)
+    tier, neighbours, valley_ok = sw.tier, sw.neighbours, sw.valley_ok
+    frontier = [dest]
+    level = 0
+    while frontier:
+        level += 1
+        found: dict[int, list[int]] = {}
+        for node in frontier:
+            refuses_down = node != dest and up_only[node] and not valley_ok[node]
+            here = tier[node]
+            for other in neighbours[node]:
+                if dist[other] != _FAR or (refuses_down and tier[other] > here):
+                    continue
+                if lost and (min(node, other), max(node, other)) in lost:
+                    continue
+                found.setdefault(other, []).append(node)
+        for node, via in found.items():
+            dist[node] = level
+            hops[node] = tuple(via)
+            up_only[node] = all(tier[v] > tier[node] for v in via)
+        frontier = list(found)
+    return _Routes(dist, hops)
+
+
+class _Carriers:
+    """Which switches forward traffic toward a destination: every other leaf sends some, and a switch
+    carries it when a carrier has it as a next hop (asked lazily: only valley candidates need it)."""
+
+    def __init__(self, sw: _Switches, routes: _Routes, dest: int) -> None:
+        self.sw, self.routes, self.dest = sw, routes, dest
+        self.known: dict[int, bool] = {}
+
+    def __call__(self, node: int) -> bool:
+        found = self.known.get(node)
+        if found is None:
+            self.known[node] = False  # a node is never its own upstream
+            dist = self.routes.dist
+            found = (self.sw.tier[node] == 1 and node != self.dest and dist[node] != _FAR) or any(
+                dist[m] == dist[node] + 1 and node in self.routes.hops[m] and self(m)
+                for m in self.sw.neighbours[node]
+            )
+            self.known[node] = found
+        return found
+
+
+def _dependencies(sw: _Switches, routes: _Routes, dest: int) -> Iterator[tuple[int, int, int]]:
+    """(from, via, to): traffic toward `dest` entering `via` from `from` waits for the channel to `to`."""
+    carries = _Carriers(sw, routes, dest)
+    for node, via in enumerate(routes.hops):
+        if not via or not carries(node):
+            continue
+        for mid in via:
+            if mid == dest:
+                continue
+            for out in routes.hops[mid]:
+                yield node, mid, out
+
+
+def _valleys(
+    sw: _Switches,
+    routes: _Routes,
+    dest: int,
+    also: Iterable[int] = (),
+    carried: bool = True,
+    base: _Routes | None = None,
+) -> list[tuple[int, int, int]]:
+    """The down-up turns traffic toward `dest` takes: a carrier's next hop below it that goes up.
+    Of a repair, only where it changed next hops (and at `also`): elsewhere the plan's turns stand.
+    `carried=False`: every such turn, whether traffic takes it or not."""
+    tier, hops = sw.tier, routes.hops
+    if routes.changed is None or base is None:
+        pairs: Iterable[tuple[int, int]] = ((n, m) for n, via in enumerate(hops) for m in via)
+    else:
+        # A new turn needs a next hop the plan did not have, into its middle or out of it upwards
+        # (`also`: where the plan has turns no traffic took, which a repair may start to carry).
+        old, changed = base.hops, routes.changed
+        starts = [(a, b) for a in changed for b in hops[a] if b not in old[a]]
+        starts += [(a, b) for a in also for b in hops[a]]
+        raised = [b for b in changed if any(tier[c] > tier[b] and c not in old[b] for c in hops[b])]
+        mids = [(a, b) for b in raised for a in sw.neighbours[b] if b in hops[a]]
+        pairs = itertools.chain(starts, mids)
+    carries: _Carriers | None = None
+    found = []
+    for node, mid in pairs:
+        if mid == dest or tier[mid] >= tier[node]:
+            continue
+        ups = [out for out in hops[mid] if tier[out] > tier[mid]]
+        if not ups:
+            continue
+        carries = carries or _Carriers(sw, routes, dest)
+        if not carried or carries(node):
+            found += [(node, mid, out) for out in ups]
+    return found
+
+
+def _repaired(sw: _Switches, base: _Routes, dest: int, lost: frozenset[tuple[int, int]]) -> _Routes | None:
+    """The plan's routes toward `dest` repaired for the lost device pairs: next hops over them are
+    dropped, a switch left without any (or whose route would now only turn up where its upper peers
+    refuse that) is searched again from its neighbours, in rising distance. None where a repaired
+    switch would give another a route it refused before (the search then starts afresh)."""
+    tier, neighbours, valley_ok = sw.tier, sw.neighbours, sw.valley_ok
+    dist, hops = bytearray(base.dist), list(base.hops)
+
+    def alive(x: int, y: int) -> bool:
+        return (min(x, y), max(x, y)) not in lost
+
+    def up_only(node: int, via: tuple[int, ...]) -> bool:
+        return node != dest and bool(via) and all(tier[h] > tier[node] for h in via)
+
+    def drop(node: int, gone: int) -> None:
+        hops[node] = tuple(h for h in hops[node] if h != gone)
+        queue.append(node)
+        touched.add(node)
+
+    queue = [x for pair in lost for x in pair]
+    touched = set(queue)
+    for node in queue:
+        hops[node] = tuple(h for h in hops[node] if alive(node, h))
+    dirty: set[int] = set()
+    while queue:
+        node = queue.pop()
+        if node == dest or node in dirty or base.dist[node] == _FAR:
+            continue
+        if not hops[node]:
+            dirty.add(node)
+            for m in neighbours[node]:
+                if node in hops[m]:
+                    drop(m, node)
+        elif not valley_ok[node] and up_only(node, hops[node]) and not up_only(node, base.hops[node]):
+            for m in neighbours[node]:
+                if tier[m] > tier[node] and node in hops[m]:
+                    drop(m, node)
+    if not dirty:
+        return _Routes(dist, hops, _differing(base, hops, touched))
+
+    def accepts(x: int, n: int) -> bool:
+        return not (tier[x] > tier[n] and not valley_ok[n] and up_only(n, hops[n]))
+
+    for node in dirty:
+        dist[node], hops[node] = _FAR, ()
+    buckets: dict[int, list[int]] = {}
+    for node in dirty:
+        levels = [
+            dist[n]
+            for n in neighbours[node]
+            if n not in dirty and dist[n] != _FAR and alive(node, n) and accepts(node, n)
+        ]
+        if levels:
+            buckets.setdefault(min(levels) + 1, []).append(node)
+    done: set[int] = set()
+    level = min(buckets, default=_FAR)
+    while level < _FAR and buckets:
+        for node in buckets.pop(level, ()):
+            if node in done:
+                continue
+            done.add(node)
+            dist[node] = level
+            hops[node] = tuple(
+                n for n in neighbours[node] if dist[n] == level - 1 and alive(node, n) and accepts(node, n)
+            )
+            for m in neighbours[node]:
+                if m in dirty and m not in done and alive(m, node) and accepts(m, node):
+                    buckets.setdefault(level + 1, []).append(m)
+        level += 1
+    for node in done:
+        for m in neighbours[node]:
+            if m in dirty or m == dest or dist[m] == _FAR or not alive(m, node) or not accepts(m, node):
+                continue
+            if dist[m] > dist[node] + 1:
+                return None
+            if dist[m] == dist[node] + 1 and node not in hops[m]:
+                if not valley_ok[m] and up_only(m, hops[m]) and tier[node] < tier[m]:
+                    return None
+                hops[m] = (*hops[m], node)
+                touched.add(m)
+    return _Routes(dist, hops, _differing(base, hops, touched | dirty))
+
+
+def _differing(base: _Routes, hops: list[tuple[int, ...]], touched: set[int]) -> frozenset[int]:
+    return frozenset(n for n in touched if hops[n] != base.hops[n])
+
+
+def _plan_routes(sw: _Switches) -> tuple[dict[int, _Routes], dict[int, int]]:
+    """The plan's routes toward every leaf. Leaves cabled alike (the same neighbours, as many links
+    to each) are twins: swapping two twins maps the fabric onto itself, so the routes toward one are
+    those toward the other with the two swapped, and only one of each class is searched."""
+    classes: dict[tuple, list[int]] = {}
+    for leaf in sw.leaves:
+        shape = tuple(sorted((n, len(sw.links[(min(leaf, n), max(leaf, n))])) for n in sw.neighbours[leaf]))
+        classes.setdefault(shape, []).append(leaf)
+    plan: dict[int, _Routes] = {}
+    twin_class: dict[int, int] = {}
+    for twins in classes.values():
+        first = twins[0]
+        base = plan[first] = _routes(sw, first, frozenset())
+        for twin in twins:
+            twin_class[twin] = first
+        for twin in twins[1:]:
+            plan[twin] = _swapped(sw, base, first, twin)
+    return plan, twin_class
+
+
+def _swapped(sw: _Switches, routes: _Routes, a: int, b: int) -> _Routes:
+    """Routes toward twin `b` from those toward twin `a`: only the twins and their neighbours change."""
+    dist = bytearray(routes.dist)
+    dist[a], dist[b] = dist[b], dist[a]
+    hops = list(routes.hops)
+    hops[a], hops[b] = hops[b], hops[a]
+    swap = {a: b, b: a}
+    for node in (a, b, *sw.neighbours[a]):
+        hops[node] = tuple(swap.get(h, h) for h in hops[node])
+    changed = None if routes.changed is None else frozenset(swap.get(n, n) for n in routes.changed)
+    return _Routes(dist, hops, changed)
+
+
+class DeadlockModel:
+    """The plan's routes toward every leaf, and what a set of failed links does to them."""
+
+    def __init__(self, fabric: Fabric, plan: BgpPlan) -> None:
+        self.sw = _Switches(fabric, plan)
+        self.plan, self.twin_class = _plan_routes(self.sw)
+        # (switch, next hop) -> destinations whose route at that switch needs that next hop: its only
+        # one, or its only one downwards (without it the route would only turn up).
+        critical: dict[tuple[int, int], list[int]] = {}
+        tier = self.sw.tier
+        for dest, routes in self.plan.items():
+            for node, via in enumerate(routes.hops):
+                if len(via) == 1:
+                    critical.setdefault((node, via[0]), []).append(dest)
+                    continue
+                down = [v for v in via if tier[v] < tier[node]]
+                if len(down) == 1 and len(down) < len(via):
+                    critical.setdefault((node, down[0]), []).append(dest)
+        self.critical = critical
+        self.plan_valleys = [(d, v) for d, r in self.plan.items() for v in _valleys(self.sw, r, d)]
+        # Per destination, the switches where a down-up turn exists in the plan's next hops, carried
+        # or not (a repair may start sending traffic there).
+        self.turns: dict[int, list[int]] = {}
+        for dest, routes in self.plan.items():
+            at = sorted({a for a, _, _ in _valleys(self.sw, routes, dest, carried=False)})
+            if at:
+                self.turns[dest] = at
+
+    def routes(self, lost: frozenset[tuple[int, int]]) -> dict[int, _Routes]:
+        """The routes of every destination a scenario changes beyond dropping next hops."""
+        changed: set[int] = set()
+        for a, b in lost:
+            changed.update(self.critical.get((a, b), ()))
+            changed.update(self.critical.get((b, a), ()))
+        touched = {x for pair in lost for x in pair}
+        found: dict[int, _Routes] = {}
+        # Twin leaves no lost link touches stay twins: one repair serves its whole class.
+        done: dict[int, int] = {}
+        for dest in sorted(changed):
+            twin = done.get(self.twin_class[dest])
+            if twin is not None and dest not in touched:
+                found[dest] = _swapped(self.sw, found[twin], twin, dest)
+                continue
+            repaired = _repaired(self.sw, self.plan[dest], dest, lost)
+            found[dest] = repaired if repaired is not None else _routes(self.sw, dest, lost)
+            if dest not in touched:
+                done[self.twin_class[dest]] = dest
+        return found
+
+    def cycle(self, scenario: Scenario) -> tuple[Cycle | None, list[tuple[int, int, int]]]:
+        """The shortest witness cycle through a valley dependency of this scenario (None: no cycle),
+        and the valley dependencies in use."""
+        lost = self.sw.lost(scenario.links)
+        changed = self.routes(lost) if lost else {}
+        kept = (v for d, v in self.plan_valleys if d not in changed)
+        fresh = (
+            v
+            for d, r in changed.items()
+            for v in _valleys(self.sw, r, d, self.turns.get(d, ()), base=self.plan[d])
+        )
+        valleys = sorted({v for v in itertools.chain(kept, fresh) if not _crosses(v, lost)})
+        if not valleys:
+            return None, []
+        graph = self._graph(changed, lost, valleys)
+        best: list[int] | None = None
+        for a, b, c in valleys:
+            if (b, c) not in graph or (a, b) not in graph:
+                continue
+            try:
+                path = nx.shortest_path(graph, (b, c), (a, b))
+            except nx.NetworkXNoPath:
+                continue
+            if best is None or len(path) < len(best):
+                best = path
+        if best is None:
+            return None, valleys
+        channels = tuple(self.sw.channel(tail, head) for tail, head in best)
+        return Cycle(scenario, _rotated(channels)), valleys
+
+    def _all(self, changed: dict[int, _Routes]) -> Iterator[tuple[int, _Routes]]:
+        for dest, routes in self.plan.items():
+            yield dest, changed.get(dest, routes)
+
+    def _graph(
+        self,
+        changed: dict[int, _Routes],
+        lost: frozenset[tuple[int, int]],
+        valleys: list[tuple[int, int, int]],
+    ) -> nx.DiGraph:
+        """The channel dependency graph (channels as device pairs: ECMP spreads a destination over
+        every parallel link alike) over the devices a cycle through these valleys can cross."""
+        near = None if len(self.sw.names) <= WHOLE_GRAPH_SWITCHES else {x for v in valleys for x in v}
+        graph = nx.DiGraph()
+        for dest, routes in self._all(changed):
+            for a, b, c in _dependencies(self.sw, routes, dest):
+                if (near is None or (a in near and b in near and c in near)) and not _crosses(
+                    (a, b, c), lost
+                ):
+                    graph.add_edge((a, b), (b, c))
+        return graph
+
+
+def _crosses(dependency: tuple[int, int, int], lost: frozenset[tuple[int, int]]) -> bool:
+    """Whether a dependency crosses a device pair left without links (its plan route no longer can)."""
+    if not lost:
+        return False
+    a, b, c = dependency
+    return (min(a, b), max(a, b)) in lost or (min(b, c), max(b, c)) in lost
+
+
+def _rotated(channels: tuple[tuple[Endpoint, Endpoint], ...]) -> tuple[tuple[Endpoint, Endpoint], ...]:
+    """The cycle starting at its smallest channel: one cycle reads the same whichever valley found it."""
+    start = min(range(len(channels)), key=lambda i: (channels[i][0].device, channels[i][0].interface))
+    return channels[start:] + channels[:start]
+
+
+def scenarios(fabric: Fabric, down: Iterable[Link] = ()) -> Iterator[Scenario]:
+    """The plan, the links seen down (if any), every single switch-to-switch link failure, and the
+    double failures: every pair up to DOUBLE_SAMPLE pairs, else DOUBLE_SAMPLE pairs drawn with seed
+    DOUBLE_SEED (the same pairs on every run of the same fabric)."""
+    yield Scenario("plan")
+    seen = tuple(down)
+    if seen:
+        yield Scenario("down now", seen)
+    switch = {d.name for d in fabric.devices.values() if d.role in _TIER}
+    links = [link for link in fabric.links if link.a.device in switch and link.b.device in switch]
+    for link in links:
+        yield Scenario("single", (link,))
+    pairs = len(links) * (len(links) - 1) // 2
+    if pairs <= DOUBLE_SAMPLE:
+        for a, b in itertools.combinations(links, 2):
+            yield Scenario("double", (a, b))
+        return
+    rng = random.Random(DOUBLE_SEED)
+    for _ in range(DOUBLE_SAMPLE):
+        i, j = rng.sample(range(len(links)), 2)
+        yield Scenario("double", (links[min(i, j)], links[max(i, j)]))
+
+
+def analyse(fabric: Fabric, plan: BgpPlan, down: Iterable[Link] = ()) -> Analysis:
+    """Every scenario judged for valley dependencies and cycles; the first cycle kept (the links
+    down now first, then the plan, single and double failures in order)."""
+    model = DeadlockModel(fabric, plan)
+    result = Analysis()
+    for scenario in scenarios(fabric, down):
+        result.scenarios += 1
+        found, valleys = model.cycle(scenario)
+        if valleys and not result.valleys:
+            result.valleys = [
+                (model.sw.names[b], model.sw.names[a], model.sw.names[c]) for a, b, c in valleys
+            ]
+        if found is not None:
+            result.with_cycle += 1
+            if not result.cycles:
+                result.cycles.append(found)
+    return result
