@@ -665,16 +665,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--explain", action="store_true", help="show the PFC headroom computed per lossless port")
 
     c = sub.add_parser("check", help="check rendered intent, config files or a snapshot against the policy")
-    c.add_argument("inventory")
-    c.add_argument("--configs", help="folder of <device>.cfg / <device>.sh files (pre-merge check)")
-    c.add_argument(
-        "--allow-missing",
-        action="store_true",
-        help="with --configs: check the devices that have a config file, list the others as not checked",
-    )
-    c.add_argument(
-        "--snapshot", help="snapshot folder: <device>.jsonl files, or <device>/<command>.txt folders"
-    )
+    _add_sources(c)
     c.add_argument(
         "--previous", help="an earlier snapshot of the same fabric: counter rates are judged since it"
     )
@@ -684,14 +675,7 @@ def build_parser() -> argparse.ArgumentParser:
     lo = sub.add_parser(
         "lossless", help="the lossless-domain and PFC deadlock analysis of intent, config files or a snapshot"
     )
-    lo.add_argument("inventory")
-    lo.add_argument("--configs", help="folder of <device>.cfg / <device>.sh files (pre-merge check)")
-    lo.add_argument(
-        "--allow-missing",
-        action="store_true",
-        help="with --configs: check the devices that have a config file, list the others as not checked",
-    )
-    lo.add_argument("--snapshot", help="snapshot folder <snapshot>/<device>/<command>.txt")
+    _add_sources(lo)
     add_report_args(lo)
 
     hc = sub.add_parser("host-check", help="on a GPU server: read its NICs locally, judge them (exit 0/1/2)")
@@ -902,6 +886,20 @@ def add_collect_args(p: argparse.ArgumentParser) -> None:
         metavar="I/N",
         help="only shard I of N (by a hash of the device name); auto/N takes I from SLURM_ARRAY_TASK_ID "
         "or JOB_COMPLETION_INDEX",
+    )
+
+
+def _add_sources(p: argparse.ArgumentParser) -> None:
+    """What `check` and `lossless` judge: the inventory's rendered intent, config files or a snapshot."""
+    p.add_argument("inventory")
+    p.add_argument("--configs", help="folder of <device>.cfg / <device>.sh files (pre-merge check)")
+    p.add_argument(
+        "--allow-missing",
+        action="store_true",
+        help="with --configs: check the devices that have a config file, list the others as not checked",
+    )
+    p.add_argument(
+        "--snapshot", help="snapshot folder: <device>.jsonl files, or <device>/<command>.txt folders"
     )
 
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import jsonpatch
@@ -28,6 +26,7 @@ from netcfg.platforms.cumulus.balancing import HASH_FIELDS
 from netcfg.policy import ROCE_ENTROPY, load_policy
 from netcfg.schema import json_schema
 from tests.conftest import ROOT
+from tests.demo_run import demo_report, device_rules
 
 LAB_LB = ROOT / "inventories" / "lab-lb"
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -42,15 +41,8 @@ LB_RULES = {rule_id for rule_id in RULES if rule_id.startswith("lb.")}
 
 
 def test_the_demo_of_the_load_balancing_lab_names_exactly_its_seeded_faults(tmp_path):
-    done = subprocess.run(
-        [sys.executable, "-m", "netcfg", "demo", str(LAB_LB), "--format", "json", "--out", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-    assert done.returncode == 1, done.stderr
-    report = json.loads(done.stdout)
-    found = {(f["device"], f["rule"]) for f in report["findings"]}
+    report = demo_report(LAB_LB, tmp_path)
+    found = device_rules(report)
     assert found == SEEDED_LB, sorted(found ^ SEEDED_LB)
     assert report["summary"]["devices_checked"] == 8
     by_rule = {f["rule"]: f for f in report["findings"]}

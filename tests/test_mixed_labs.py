@@ -14,6 +14,7 @@ import pytest
 
 from netcfg.cli import main
 from tests.conftest import ROOT
+from tests.demo_run import demo_report, device_rules
 from tests.live_lab import drain_list
 
 LAB_NVIDIA = ROOT / "inventories" / "lab-nvidia"
@@ -109,15 +110,8 @@ def test_the_demo_of_a_mixed_lab_names_exactly_the_seeded_faults_on_every_run(tm
     inventory, seeded = LABS[lab]
     for run in range(2):
         out = tmp_path / f"run{run}"
-        done = subprocess.run(
-            [sys.executable, "-m", "netcfg", "demo", str(inventory), "--format", "json", "--out", str(out)],
-            capture_output=True,
-            text=True,
-            timeout=180,
-        )
-        assert done.returncode == 1, done.stderr
-        report = json.loads(done.stdout)
-        found = {(f["device"], f["rule"]) for f in report["findings"]}
+        report = demo_report(inventory, out)
+        found = device_rules(report)
         assert found == seeded, f"run {run}: {sorted(found ^ seeded)}"
         assert report["summary"]["devices_checked"] == 18
         assert drain_list(out / "drain-list.sh") == DRAIN[lab]
