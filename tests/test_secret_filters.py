@@ -28,6 +28,7 @@ from netcfg.platforms.nxos import secrets as nxos_secrets
 from netcfg.platforms.secrets import mask_shapes
 from netcfg.policy import load_policy
 from netcfg.report import FORMATS
+from netcfg.snapshot import read_device_outputs
 from tests.conftest import ROOT
 from tests.test_nxos import SECRET_LINES as NXOS_LINES
 from tests.test_parse_eos import SECRET_LINES as EOS_LINES
@@ -396,5 +397,5 @@ def test_no_secret_reaches_any_file_or_stream_netcfg_writes(tmp_path: Path, faul
     # Masked, not dropped: each seeded device's saved outputs say where a secret was.
     for forms in FORMS.values():
         device = forms[0].device
-        saved = "".join(p.read_text() for p in (live / device).glob("*.txt"))
+        saved = "".join(read_device_outputs(live / f"{device}.jsonl").values())
         assert "<masked>" in saved, device
