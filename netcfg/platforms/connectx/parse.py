@@ -284,11 +284,9 @@ def _read_firmware_dcbx(
         return
     # Each port of a multi-port card is its own PCI function, whose settings carry `_P<function+1>`;
     # a single-port card has no `_P2` to confuse it with.
-    if function is None:
-        function = None if any(k.endswith("_P2") for k in values) else 0
-    if function is None:
+    if function is None and any(k.endswith("_P2") for k in values):
         return
-    dcbx = firmware_dcbx(values, function + 1)
+    dcbx = firmware_dcbx(values, (function or 0) + 1)
     port.dcbx_mode, port.dcbx_willing = dcbx.mode, dcbx.willing
 
 
