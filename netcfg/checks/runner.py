@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterator
-from contextlib import contextmanager
 
 from netcfg import waivers
 from netcfg.checks.catalogue import RULES
+from netcfg.heap import collector_paused
 from netcfg.model import DeviceState, Fabric, Link, port_ranges, port_sort_key
 from netcfg.platforms import get_platform
 from netcfg.policy import Policy
@@ -28,7 +27,7 @@ def run_checks(
     the `baseline`, if any); `baseline`: the go-live reading."""
     ctx = CheckContext(fabric, policy, states, previous or baseline or {}, baseline or {})
     raw: list[tuple[Rule, Issue]] = []
-    with _collector_paused():
+    with collector_paused():
         for r in RULES.values():
             if r.scope == "fabric":
                 raw += [(r, issue) for issue in r.func(ctx)]
@@ -44,19 +43,6 @@ def run_checks(
             if r.scope == "waivers":
                 decided += [(r, issue, None) for issue in r.func(fabric.waivers, used, day, ctx)]
         return _merge(decided, states)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Rules allocate many small objects and build no cycles: at fabric scale the garbage collector
-    would otherwise spend a quarter of the check walking the millions of parsed states."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _applies(r: Rule, state: DeviceState, kind: str) -> bool:
