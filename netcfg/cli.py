@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -152,6 +153,9 @@ def exit_code(findings: list[Finding], fail_on: Severity) -> int:
 def cmd_check(args: argparse.Namespace, console: Console) -> int:
     fabric, policy = load_checked(args.inventory, args)
     states, source = _states(args, fabric, policy)
+    # The fabric and its states live until the command ends: the collections that building the
+    # report triggers need not walk their millions of objects again.
+    gc.freeze()
     earlier = {}
     for option in ("previous", "baseline"):
         folder = getattr(args, option)
