@@ -11,6 +11,8 @@ such copies: its devices are each rendered and parsed, as are the devices of a s
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from netcfg.heap import collector_paused
 from netcfg.intent import device_intent, port_descriptions, shape_key
 from netcfg.model import Device, DeviceState, Fabric, port_copy, state_copy
@@ -20,27 +22,45 @@ from netcfg.policy import Policy
 
 def parsed_intent(device: Device, fabric: Fabric, policy: Policy) -> DeviceState:
     """One device's intent, rendered and parsed back."""
+    return _parsed(device, fabric, policy)[0]
+
+
+def _parsed(device: Device, fabric: Fabric, policy: Policy) -> tuple[DeviceState, str]:
     platform = get_platform(device.platform)
     text = platform.render_config(device_intent(device, fabric, policy), device)
-    return platform.parse_config(text, device)
+    return platform.parse_config(text, device), text
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """The state of a shape's first device, and its text with the device's name taken out."""
+
+    state: DeviceState
+    text: str
 
 
 def parsed_intents(fabric: Fabric, policy: Policy) -> dict[str, DeviceState]:
     """Every device's intent, rendered and parsed back: what `parsed_intent` gives each device."""
-    # Shape -> its first device's state, or None where that state cannot be renamed.
-    shapes: dict[tuple, DeviceState | None] = {}
+    # Shape -> its first device's, or None where that state cannot be renamed.
+    shapes: dict[tuple, _Shape | None] = {}
     states = {}
     with collector_paused():
         for name, device in fabric.devices.items():
             key = shape_key(device, fabric)
             if key not in shapes:
-                state = states[name] = parsed_intent(device, fabric, policy)
-                shapes[key] = state if _renamable(state, device, fabric) else None
+                state, text = _parsed(device, fabric, policy)
+                states[name] = state
+                renamable = _renamable(state, device, fabric)
+                # A newline, as no name holds one: taking the name out joins no words into another.
+                shapes[key] = _Shape(state, text.replace(name, "\n")) if renamable else None
                 continue
             shape = shapes[key]
-            states[name] = (
-                parsed_intent(device, fabric, policy) if shape is None else _renamed(shape, device, fabric)
-            )
+            # A name that is also a word of the shape's text (a device called `qos`) may be read
+            # where the text has that word: such a device's own text is parsed.
+            if shape is None or name in shape.text:
+                states[name] = parsed_intent(device, fabric, policy)
+            else:
+                states[name] = _renamed(shape.state, device, fabric)
     return states
 
 
