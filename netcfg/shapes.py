@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from netcfg.heap import collector_paused
 from netcfg.intent import device_intent, port_descriptions, shape_key
-from netcfg.model import Device, DeviceState, Fabric, port_copy, state_copy
+from netcfg.model import Device, DeviceState, Fabric, port_copy, port_described, state_copy
 from netcfg.platforms import get_platform
 from netcfg.policy import Policy
 
@@ -83,5 +83,5 @@ def _renamed(shape: DeviceState, device: Device, fabric: Fabric) -> DeviceState:
     descriptions = port_descriptions(device, fabric)
     state = state_copy(shape, device.name)
     ports = shape.interfaces.items()
-    state.interfaces = {n: port_copy(p, n, description=descriptions.get(n)) for n, p in ports}
+    state.interfaces = {n: port_described(p, descriptions.get(n)) for n, p in ports}
     return state
