@@ -118,7 +118,8 @@ def cli_check(inventory: Path, tree: Path, pycache: Path) -> tuple[float, float,
     RSS MiB, exit code). The table goes to a pipe, as in CI. Its bytecode is kept under `pycache`
     (outside the tree), as an installed netcfg has its own: compiling every module again would be
     a cost of this machine's PYTHONDONTWRITEBYTECODE, not of a user's run."""
-    env = dict(os.environ, PYTHONPATH=str(tree), PYTHONPYCACHEPREFIX=str(pycache / tree.as_posix().strip("/").replace("/", "_")))
+    cache = pycache / tree.as_posix().strip("/").replace("/", "_")
+    env = dict(os.environ, PYTHONPATH=str(tree), PYTHONPYCACHEPREFIX=str(cache))
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     started = time.perf_counter()
     proc = subprocess.Popen(
