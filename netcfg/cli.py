@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -23,11 +22,12 @@ from netcfg.drift import Change, snapshot_drift
 from netcfg.errors import InputError, Interrupted, OutputError
 from netcfg.explain import explain_headroom
 from netcfg.generate import write_generated_inventory
+from netcfg.heap import frozen
 from netcfg.hostcheck import DEFAULT_DEADLINE_S
 from netcfg.interrupt import raise_on_signals
 from netcfg.inventory import MAX_COUNT, inventory_file, load_fabric
 from netcfg.merge import DEFAULT_WINDOW_S
-from netcfg.model import Fabric
+from netcfg.model import DeviceState, Fabric
 from netcfg.nornir_inventory import Login, read_connections, read_login
 from netcfg.output import write_report
 from netcfg.platforms import get_platform, platform_names
@@ -153,9 +153,20 @@ def exit_code(findings: list[Finding], fail_on: Severity) -> int:
 def cmd_check(args: argparse.Namespace, console: Console) -> int:
     fabric, policy = load_checked(args.inventory, args)
     states, source = _states(args, fabric, policy)
-    # The fabric and its states live until the command ends: the collections that building the
-    # report triggers need not walk their millions of objects again.
-    gc.freeze()
+    # The fabric and its states live until the command ends: the collections that reading earlier
+    # snapshots and building the report trigger need not walk their millions of objects again.
+    with frozen():
+        return _check_states(args, console, fabric, policy, states, source)
+
+
+def _check_states(
+    args: argparse.Namespace,
+    console: Console,
+    fabric: Fabric,
+    policy: Policy,
+    states: dict[str, DeviceState],
+    source: str,
+) -> int:
     earlier = {}
     for option in ("previous", "baseline"):
         folder = getattr(args, option)
