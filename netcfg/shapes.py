@@ -6,7 +6,10 @@ differs (`intent.shape_key`). So the first device of each shape is rendered and 
 others take its state under their own names and descriptions: at fabric scale that is a handful of
 renders and parses instead of thousands. A shape whose parsed state says a name anywhere else (a
 parser that keeps the hostname, or a description it does not give back as intent wrote it) gets no
-such copies: its devices are each rendered and parsed, as are the devices of a shape of one.
+such copies: its devices are each rendered and parsed, as are the devices of a shape of one and a
+device whose name is a word of its shape's text. The copies have ports of their own; what a port
+holds (its ECN and buffer maps) is shared, as the platforms' parsers share it among a device's
+ports: states are read, never written, once parsed.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ class _Shape:
 
 def parsed_intents(fabric: Fabric, policy: Policy) -> dict[str, DeviceState]:
     """Every device's intent, rendered and parsed back: what `parsed_intent` gives each device."""
-    # Shape -> its first device's, or None where that state cannot be renamed.
+    # Shape -> its first device's state and text, or None where that state cannot be renamed.
     shapes: dict[tuple, _Shape | None] = {}
     states = {}
     with collector_paused():
