@@ -9,7 +9,7 @@ parser that keeps the hostname, or a description it does not give back as intent
 such copies: its devices are each rendered and parsed, as are the devices of a shape of one and a
 device whose name is a word of its shape's text. The copies have ports of their own; what a port
 holds (its ECN and buffer maps) is shared, as the platforms' parsers share it among a device's
-ports: states are read, never written, once parsed.
+ports: nothing writes to an intent state once it is parsed.
 """
 
 from __future__ import annotations
