@@ -28,7 +28,6 @@ from netcfg.interrupt import raise_on_signals
 from netcfg.inventory import MAX_COUNT, inventory_file, load_fabric
 from netcfg.merge import DEFAULT_WINDOW_S
 from netcfg.model import DeviceState, Fabric
-from netcfg.nornir_inventory import Login, read_connections, read_login
 from netcfg.output import write_report
 from netcfg.platforms import get_platform, platform_names
 from netcfg.policy import Policy, load_policy
@@ -51,6 +50,9 @@ if TYPE_CHECKING:
     # SSH collection pulls in netmiko and paramiko: imported by the commands that collect.
     from netcfg.audit import AuditResult
     from netcfg.collect import CollectOptions, Selection
+
+    # Nornir's inventory (and ruamel.yaml under it): only the commands that reach devices need it.
+    from netcfg.nornir_inventory import Login
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 # netcfg could not write its output (disk full, no permission): nothing half-written was kept.
@@ -332,6 +334,8 @@ def cmd_lab_snapshot(args: argparse.Namespace, console: Console) -> int:
 
 
 def _login_and_connections(args: argparse.Namespace, fabric: Fabric) -> tuple[Login, dict | None]:
+    from netcfg.nornir_inventory import read_connections, read_login
+
     connections = read_connections(Path(args.connections)) if args.connections else None
     return read_login(fabric), connections
 
@@ -576,6 +580,7 @@ def _verbatim(console: Console, text: str) -> None:
 def cmd_lab_serve(args: argparse.Namespace, console: Console) -> int:
     from netcfg.lab.devices import load_faults
     from netcfg.lab.fabric import connection_files, lab_server
+    from netcfg.nornir_inventory import read_login
 
     fabric, policy = load(args.inventory)
     login = read_login(fabric)
