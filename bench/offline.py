@@ -7,6 +7,13 @@ Targets on a 2-core machine: all stages <= 20 s, <= 1.5 GiB, render <= 1.3 ms pe
 `--mix` spreads the switches over every switch platform netcfg has and the hosts over every host
 platform, and prints render and parse CPU per device for each platform.
 
+First it runs `netcfg check` of the generated inventory as a user runs it (a process of the CLI,
+rendered intent parsed back and checked, the table printed) `--cli-runs` times and prints each
+run's wall time and peak RSS with the machine-speed loop timed beside it (target <= 5 s and
+<= 1 GiB). `--against DIR` runs the netcfg of another checkout (previous main) on the same
+inventory, interleaved with this one's, and prints the ratio of the medians: on a shared machine
+only such interleaved ratios compare two versions.
+
 Then it writes two snapshots of what the lab's devices print five minutes apart, at 1/4, 1/2 and full
 size (running configs, NIC read-backs, every LLDP table, link state and counters), parses both and
 checks the second against the first (counter deltas included), and prints the check time of each:
@@ -20,7 +27,10 @@ Per-device figures are CPU time (process_time), measured where the work runs.
 from __future__ import annotations
 
 import argparse
+import os
 import resource
+import statistics
+import subprocess
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -104,6 +114,58 @@ def peak_rss_mib() -> float:
     return max(own, children) / 1024
 
 
+def cli_check(inventory: Path, tree: Path, pycache: Path) -> tuple[float, float, int]:
+    """`netcfg check INVENTORY` in a process of its own, with `tree`'s netcfg: (wall seconds, peak
+    RSS MiB, exit code). The table goes to a pipe, as in CI. Its bytecode is kept under `pycache`
+    (outside the tree), as an installed netcfg has its own: compiling every module again would be
+    a cost of this machine's PYTHONDONTWRITEBYTECODE, not of a user's run."""
+    cache = pycache / tree.as_posix().strip("/").replace("/", "_")
+    env = dict(os.environ, PYTHONPATH=str(tree), PYTHONPYCACHEPREFIX=str(cache))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "netcfg", "check", str(inventory)],
+        env=env,
+        cwd=tree,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    assert proc.stdout is not None
+    output = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"netcfg check {inventory} ({tree}): exit {proc.returncode}\n{output.decode()}")
+    return wall, usage.ru_maxrss / 1024, proc.returncode
+
+
+def cli_checks(inventory: Path, runs: int, against: Path | None, pycache: Path) -> None:
+    """`runs` CLI checks of this tree (and of `against`, interleaved), each with the loop beside it,
+    after one run of each that writes its bytecode."""
+    trees = {"this tree": Path(__file__).resolve().parent.parent}
+    if against is not None:
+        trees["--against"] = against.resolve()
+    print("netcfg check of the inventory, as a user runs it (target <= 5 s and <= 1,024 MiB):")
+    for tree in trees.values():
+        cli_check(inventory, tree, pycache)
+    walls: dict[str, list[float]] = {name: [] for name in trees}
+    for run in range(runs):
+        for name, tree in trees.items():
+            loop = machine_speed()
+            wall, rss, code = cli_check(inventory, tree, pycache)
+            walls[name].append(wall)
+            print(
+                f"  run {run + 1} {name:<10} {wall:6.2f} s, peak RSS {rss:6,.0f} MiB, exit {code} "
+                f"(a 10M-step loop just before: {loop:.2f} s)"
+            )
+    medians = {name: statistics.median(w) for name, w in walls.items()}
+    for name, median in medians.items():
+        print(f"  median {name:<10} {median:6.2f} s")
+    if against is not None:
+        print(f"  this tree / --against: {medians['this tree'] / medians['--against']:.2f}")
+
+
 def main() -> int:
     global _FABRIC, _POLICY
     ap = argparse.ArgumentParser(description=__doc__)
@@ -123,6 +185,9 @@ def main() -> int:
         default=DEFAULT,
         help="where inventories and snapshots are written (a fresh subfolder)",
     )
+    ap.add_argument("--cli-runs", type=int, default=3, help="runs of `netcfg check` as a process (0: none)")
+    ap.add_argument("--against", type=Path, help="a netcfg checkout to run interleaved with this one")
+    ap.add_argument("--cli-only", action="store_true", help="stop after the `netcfg check` runs")
     args = ap.parse_args()
     platforms = mixed_platforms(args.mix) if args.mix else None
     # A policy every platform can express (NVUE restores a queue one poll after the last pause).
@@ -137,6 +202,10 @@ def main() -> int:
         fabric = _FABRIC = load_fabric(path)
         policy = _POLICY = load_policy(fabric.policy_ref)
         stages["generate + load inventory"] = time.perf_counter() - t
+        if args.cli_runs:
+            cli_checks(path, args.cli_runs, args.against, Path(tmp) / "pycache")
+        if args.cli_only:
+            return 0
 
     n = len(fabric.devices)
     names = list(fabric.devices)

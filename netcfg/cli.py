@@ -21,13 +21,13 @@ from netcfg.drain import FORMATS as DRAIN_FORMATS
 from netcfg.drift import Change, snapshot_drift
 from netcfg.errors import InputError, Interrupted, OutputError
 from netcfg.explain import explain_headroom
+from netcfg.gcpause import frozen
 from netcfg.generate import write_generated_inventory
 from netcfg.hostcheck import DEFAULT_DEADLINE_S
 from netcfg.interrupt import raise_on_signals
 from netcfg.inventory import MAX_COUNT, inventory_file, load_fabric
 from netcfg.merge import DEFAULT_WINDOW_S
-from netcfg.model import Fabric
-from netcfg.nornir_inventory import Login, read_connections, read_login
+from netcfg.model import DeviceState, Fabric
 from netcfg.output import write_report
 from netcfg.platforms import get_platform, platform_names
 from netcfg.policy import Policy, load_policy
@@ -50,6 +50,9 @@ if TYPE_CHECKING:
     # SSH collection pulls in netmiko and paramiko: imported by the commands that collect.
     from netcfg.audit import AuditResult
     from netcfg.collect import CollectOptions, Selection
+
+    # Nornir's inventory (and ruamel.yaml under it): only the commands that reach devices need it.
+    from netcfg.nornir_inventory import Login
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 # netcfg could not write its output (disk full, no permission): nothing half-written was kept.
@@ -152,6 +155,20 @@ def exit_code(findings: list[Finding], fail_on: Severity) -> int:
 def cmd_check(args: argparse.Namespace, console: Console) -> int:
     fabric, policy = load_checked(args.inventory, args)
     states, source = _states(args, fabric, policy)
+    # The fabric and its states live until the command ends: the collections that reading earlier
+    # snapshots and building the report trigger need not walk their millions of objects again.
+    with frozen():
+        return _check_states(args, console, fabric, policy, states, source)
+
+
+def _check_states(
+    args: argparse.Namespace,
+    console: Console,
+    fabric: Fabric,
+    policy: Policy,
+    states: dict[str, DeviceState],
+    source: str,
+) -> int:
     earlier = {}
     for option in ("previous", "baseline"):
         folder = getattr(args, option)
@@ -360,6 +377,8 @@ def cmd_snapshot_convert(args: argparse.Namespace, console: Console) -> int:
 
 
 def _login_and_connections(args: argparse.Namespace, fabric: Fabric) -> tuple[Login, dict | None]:
+    from netcfg.nornir_inventory import read_connections, read_login
+
     connections = read_connections(Path(args.connections)) if args.connections else None
     return read_login(fabric), connections
 
@@ -603,6 +622,7 @@ def _verbatim(console: Console, text: str) -> None:
 def cmd_lab_serve(args: argparse.Namespace, console: Console) -> int:
     from netcfg.lab.devices import load_faults
     from netcfg.lab.fabric import connection_files, lab_server
+    from netcfg.nornir_inventory import read_login
 
     fabric, policy = load(args.inventory)
     login = read_login(fabric)

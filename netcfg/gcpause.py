@@ -49,3 +49,15 @@ def paused_gc(*, keep: bool = False, every: int = 200) -> Iterator[Kept]:
             kept.settle()
         if enabled:
             gc.enable()
+
+
+@contextmanager
+def frozen() -> Iterator[None]:
+    """Everything alive now left out of every collection inside (`gc.freeze`), and back in after:
+    what a command built to work on and keeps till its end (a fabric, its parsed states) is not
+    walked again by each collection its later steps trigger."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()

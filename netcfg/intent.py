@@ -35,6 +35,28 @@ def host_dscp_map(policy: Policy, platform: str) -> dict[int, int]:
     return table
 
 
+def port_description(remote: Endpoint) -> str:
+    """What a switch port's description says: the device and port it faces."""
+    return f"{remote.device}:{remote.interface}"
+
+
+def port_descriptions(device: Device, fabric: Fabric) -> dict[str, str]:
+    """The description intent gives each of a device's ports (hosts give none)."""
+    if not device.is_switch:
+        return {}
+    return {local.interface: port_description(remote) for local, _, remote in fabric.links_of(device.name)}
+
+
+def shape_key(device: Device, fabric: Fabric) -> tuple:
+    """Everything `device_intent` reads of a device and its links, and what the platforms' render and
+    parse read of the device, but names: the device's own and the peers its ports face (which only
+    the descriptions carry). Devices with one key render alike but for those names."""
+    links = tuple(
+        (local.interface, link.speed_gbps, link.cable_m) for local, link, _ in fabric.links_of(device.name)
+    )
+    return device.platform, device.role, tuple(device.nics), links
+
+
 def _switch_intent(device: Device, fabric: Fabric, policy: Policy) -> DeviceState:
     lossless = policy.lossless_priorities
     ecn = EcnSetting(policy.ecn.min_kbytes * KB, policy.ecn.max_kbytes * KB, policy.ecn.probability)
@@ -51,6 +73,7 @@ def _switch_intent(device: Device, fabric: Fabric, policy: Policy) -> DeviceStat
     platform = get_platform(device.platform)
     buffers = platform.port_buffer_settings
     lossless_pg = policy.roce.priority
+    strict = frozenset(c.priority for c in policy.cnp_classes) if policy.cnp_strict else frozenset()
     for local, link, remote in sorted(
         fabric.links_of(device.name), key=lambda x: port_sort_key(x[0].interface)
     ):
@@ -61,15 +84,13 @@ def _switch_intent(device: Device, fabric: Fabric, policy: Policy) -> DeviceStat
             pg_buffers[lossless_pg] = platform.buffer_profile(need)
         state.interfaces[local.interface] = InterfaceState(
             name=local.interface,
-            description=f"{remote.device}:{remote.interface}",
+            description=port_description(remote),
             mtu=policy.mtu.switch,
             trust=policy.trust,
             pfc_enabled=policy.lossless,
             no_drop_priorities=lossless,
             ecn={policy.roce.priority: ecn},
-            strict_queues=frozenset(c.priority for c in policy.cnp_classes)
-            if policy.cnp_strict
-            else frozenset(),
+            strict_queues=strict,
             watchdog=policy.watchdog_required,
             cable_m=cable_m,
             pg_buffers=pg_buffers,

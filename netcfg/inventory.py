@@ -19,6 +19,7 @@ from pydantic import AfterValidator, Field, ValidationError, model_validator
 from netcfg.access import Connection, Credentials, FilePath, Strict
 from netcfg.cabling import MAX_CABLE_M, MAX_SPEED_GBPS, MIN_SPEED_GBPS, CablingDefaults, read_cabling
 from netcfg.errors import InputError
+from netcfg.gcpause import paused_gc
 from netcfg.loader import describe_validation_error, line_of, read_yaml
 from netcfg.model import SWITCH_ROLES, BgpPlan, Device, Endpoint, Fabric, Link, Nic, Role
 from netcfg.naming import (
@@ -586,6 +587,11 @@ def load_spec(path: Path) -> tuple[InventorySpec, Path, yaml.Node | None]:
 def load_fabric(path: Path) -> Fabric:
     """Load and expand an inventory into a Fabric, validating everything on the way."""
     spec, file, node = load_spec(path)
+    with paused_gc():
+        return _expanded(spec, file, node)
+
+
+def _expanded(spec: InventorySpec, file: Path, node: yaml.Node | None) -> Fabric:
     where = str(file)
     if spec.topology is not None:
         builder = expand_topology(spec, spec.topology, where)

@@ -11,11 +11,11 @@ from netcfg.checks.catalogue import RULES
 from netcfg.errors import InputError
 from netcfg.files import list_dir, not_text, read_text
 from netcfg.gcpause import paused_gc
-from netcfg.intent import fabric_intent
 from netcfg.model import Device, DeviceState, Fabric
 from netcfg.platforms import Platform, get_platform
 from netcfg.plausible import implausible_counter, implausible_setting, overlong_number
 from netcfg.policy import Policy
+from netcfg.shapes import parsed_intents
 from netcfg.snapshot import (
     CREATED_FORMAT,
     DEVICE_SUFFIX,
@@ -27,13 +27,9 @@ from netcfg.snapshot import (
 
 
 def intent_states(fabric: Fabric, policy: Policy) -> dict[str, DeviceState]:
-    """The rendered intent, parsed back: the checks then see exactly what would be deployed."""
-    states = {}
-    for name, state in fabric_intent(fabric, policy).items():
-        device = fabric.devices[name]
-        platform = get_platform(device.platform)
-        states[name] = platform.parse_config(platform.render_config(state, device), device)
-    return states
+    """The rendered intent, parsed back: the checks then see exactly what would be deployed (each
+    shape of device rendered and parsed once, `netcfg.shapes`)."""
+    return parsed_intents(fabric, policy)
 
 
 def config_states(fabric: Fabric, folder: Path) -> dict[str, DeviceState]:

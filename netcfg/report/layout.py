@@ -51,9 +51,8 @@ def fabric_layout(fabric: Fabric, checked: Iterable[str]) -> FabricLayout:
         if device.is_switch:
             switches.append(SwitchPlace(device.name, device.role, device.su, device.rail))
         elif device.role == Role.HOST:
-            nics = tuple(
-                NicPlace(n.rail, n.netdev, n.rdma_device, fabric.peer(Endpoint(device.name, n.netdev)))
-                for n in device.nics
-            )
+            # The device's own cables, looked up by port: no Endpoint is built and hashed per NIC.
+            peers = {local.interface: remote for local, _, remote in fabric.links_of(device.name)}
+            nics = tuple(NicPlace(n.rail, n.netdev, n.rdma_device, peers.get(n.netdev)) for n in device.nics)
             hosts.append(HostPlace(device.name, device.su, nics))
     return FabricLayout(fabric.rails, tuple(switches), tuple(hosts), frozenset(checked))
