@@ -31,15 +31,17 @@ from queue import Empty, SimpleQueue
 from typing import Any
 
 from netmiko import BaseConnection
-from netmiko.exceptions import NetmikoAuthenticationException, ReadTimeout
+from netmiko.exceptions import ReadTimeout
 from netmiko.ssh_dispatcher import ssh_dispatcher
 from nornir.core import Nornir
 from nornir.core.inventory import Host
+from nornir.core.plugins.connections import ConnectionPluginRegister
 from nornir.core.task import AggregatedResult, MultiResult, Result, Task
-from paramiko.ssh_exception import BadHostKeyException, SSHException
+from paramiko.ssh_exception import AuthenticationException, BadHostKeyException, SSHException
 
 from netcfg import __version__
 from netcfg.errors import InputError, OutputError
+from netcfg.exec_ssh import ExecSession, connect_socket
 from netcfg.interrupt import Stop
 from netcfg.known_hosts import read_known_hosts, split_known_hosts
 from netcfg.model import Device, DeviceState, Fabric
@@ -54,6 +56,10 @@ from netcfg.sources import device_state
 # paramiko logs a reset connection at ERROR, and with no handler Python prints that on stderr; the
 # device's collection error already says what happened.
 logging.getLogger("paramiko").addHandler(logging.NullHandler())
+
+# The Nornir connection plugin of platforms collected over an exec channel (`Platform.exec_channel`).
+EXEC_PLUGIN = "netcfg_exec"
+ConnectionPluginRegister.register(EXEC_PLUGIN, ExecSession)
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,10 +170,7 @@ class _StoppableRunner:
 
 
 def _connect(host: Host, opts: CollectOptions) -> socket.socket:
-    """TCP with NODELAY: paramiko leaves Nagle on, which stalls every handshake by ~85 ms."""
-    sock = socket.create_connection((host.hostname, host.port), timeout=opts.timeout_s)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    return sock
+    return connect_socket(host.hostname, host.port or 22, opts.timeout_s)
 
 
 def _netmiko_args(host: Host, sock: socket.socket, opts: CollectOptions) -> dict[str, Any]:
@@ -259,10 +262,43 @@ def send(conn: BaseConnection, command: str, timeout_s: float) -> str:
     )
 
 
+def _exec_session(
+    task: Task, sock: socket.socket, device: Device, opts: CollectOptions, found: DeviceCollection
+) -> None:
+    """Run the platform's command lines, each on an exec channel of one SSH session, into `found`;
+    a device's failure becomes `found.error`."""
+    host = task.host
+    platform = get_platform(device.platform)
+    extras = {
+        "sock": sock,
+        "timeout_s": opts.timeout_s,
+        "known_hosts_file": host.data.get("known_hosts_file"),
+    }
+    opened = False
+    try:
+        conn = host.open_connection(EXEC_PLUGIN, task.nornir.config, extras=extras)
+        opened = True
+        for batch in platform.batches(device):
+            t = time.monotonic()
+            text = conn.run(batch.cli)
+            elapsed = round(time.monotonic() - t, 4)
+            for file, output in batch.split(text).items():
+                found.outputs[file] = platform.saved_output(output)
+                found.durations[file] = elapsed
+    except (SSHException, EOFError, OSError) as exc:
+        found.error = _failure(exc, host, opts, len(found.outputs))
+    finally:
+        if opened:
+            host.close_connection(EXEC_PLUGIN)
+        else:
+            sock.close()
+
+
 def _session(
     host: Host, sock: socket.socket, device: Device, opts: CollectOptions, found: DeviceCollection
 ) -> None:
-    """Run the platform's commands over SSH into `found`; a device's failure becomes `found.error`."""
+    """Run the platform's commands over netmiko's interactive session into `found`; a device's
+    failure becomes `found.error`."""
     platform = get_platform(device.platform)
     conn = None
     try:
@@ -303,7 +339,7 @@ def _failure(exc: BaseException, host: Host, opts: CollectOptions, done: int) ->
         )
     if any(isinstance(e, SSHException) and "not found in known_hosts" in str(e) for e in causes):
         return "auth", f"host key of {where} is not in known_hosts; not logged in"
-    if isinstance(exc, NetmikoAuthenticationException):
+    if isinstance(exc, AuthenticationException):  # netmiko's is paramiko's too
         return "auth", f"login as {host.username!r} refused by {where}"
     if isinstance(exc, EOFError):
         return "timeout", f"the SSH session closed after {done} command(s)"
@@ -336,7 +372,10 @@ def collect_device(
         )
     else:
         with stop.watching(sock):
-            _session(host, sock, device, opts, found)
+            if get_platform(device.platform).exec_channel:
+                _exec_session(task, sock, device, opts, found)
+            else:
+                _session(host, sock, device, opts, found)
         found.read_at = round(time.time(), 3)
     if stop.is_set():
         return Result(host=host, result=None, failed=True)

@@ -75,6 +75,9 @@ class Platform(ABC):
     name: ClassVar[str]
     kind: ClassVar[Literal["switch", "host"]]
     netmiko_device_type: ClassVar[str]
+    # Collected over one SSH exec channel per command line (a login shell runs it and closes the
+    # channel) instead of netmiko's interactive session: no terminal, prompt or echo to handle.
+    exec_channel: ClassVar[bool] = False
     config_suffix: ClassVar[str]
     description: ClassVar[str]
     # hier_config platform name for remediation, or None where config is not a tree (host scripts).
