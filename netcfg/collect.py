@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import gc
 import logging
 import random
 import re
@@ -41,7 +42,7 @@ from paramiko.ssh_exception import AuthenticationException, BadHostKeyException,
 
 from netcfg import __version__
 from netcfg.errors import InputError, OutputError
-from netcfg.exec_ssh import ExecSession, connect_socket
+from netcfg.exec_ssh import ExecSession, GcmFirstTransport, connect_socket
 from netcfg.interrupt import Stop
 from netcfg.known_hosts import read_known_hosts, split_known_hosts
 from netcfg.model import Device, DeviceState, Fabric
@@ -230,6 +231,10 @@ class _ReadOnlySession:
         if "\x1b" not in string_buffer:
             return string_buffer
         return super().strip_ansi_escape_codes(string_buffer)  # type: ignore[misc]
+
+    def _connect_params_dict(self) -> dict[str, Any]:
+        # The same cipher preference as the hosts' exec sessions (see GcmFirstTransport).
+        return super()._connect_params_dict() | {"transport_factory": GcmFirstTransport}  # type: ignore[misc]
 
     def cleanup(self, command: str = "exit") -> None:
         # Collection never enters config mode, so there is nothing to leave; closing the SSH channel
@@ -441,6 +446,23 @@ def _nornir(
     return nr
 
 
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """No garbage collection while the devices are collected.
+
+    Every SSH session allocates thousands of objects, and each collection pass walks every object the
+    process holds (the fabric, the parsed states): an eighth of the collector's CPU went to passes
+    that found next to nothing. What the sessions leave in cycles is collected once, at the end.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def _run(
     nr: Nornir,
     fabric: Fabric,
@@ -456,9 +478,10 @@ def _run(
     if on_done is not None:
         nr = nr.with_processors([_DeviceDone(on_done)])
     try:
-        result = nr.run(
-            task=collect_device, fabric=fabric, writer=writer, opts=opts, stop=stop, on_failed=True
-        )
+        with _gc_paused():
+            result = nr.run(
+                task=collect_device, fabric=fabric, writer=writer, opts=opts, stop=stop, on_failed=True
+            )
     except BaseException:
         stop.set()
         raise

@@ -30,6 +30,20 @@ _READ_BYTES = 65536
 DEFAULT_TIMEOUT_S = 10.0
 
 
+class GcmFirstTransport(paramiko.Transport):
+    """paramiko's transport, asking for AES-GCM before its other ciphers.
+
+    paramiko checks a CTR cipher's MAC with a byte-by-byte Python loop on every packet; GCM's tag
+    is checked inside `cryptography`. Measured on the lab's hosts (40 KB of output each), the client
+    spent about a seventh less CPU per host. OpenSSH has offered aes128-gcm since 6.2 (2013); a
+    device that does not is still reached with paramiko's usual ciphers, which stay on the list.
+    """
+
+    _preferred_ciphers = tuple(
+        sorted(paramiko.Transport._preferred_ciphers, key=lambda name: "-gcm@" not in name)
+    )
+
+
 def connect_socket(hostname: str, port: int, timeout_s: float) -> socket.socket:
     """TCP with NODELAY: paramiko leaves Nagle on, which stalls every SSH handshake by ~85 ms."""
     sock = socket.create_connection((hostname, port), timeout=timeout_s)
@@ -79,7 +93,7 @@ class ExecSession:
         sock = extras.get("sock") or connect_socket(hostname, port, self._timeout_s)
         self._sock = sock
         try:
-            transport = paramiko.Transport(sock)
+            transport = GcmFirstTransport(sock)
             self.connection = transport
             transport.banner_timeout = transport.auth_timeout = self._timeout_s
             transport.start_client(timeout=self._timeout_s)
