@@ -548,33 +548,70 @@ def _alongside(work: Callable[[], object] | None) -> Iterator[None]:
     thread.join()
 
 
+class _Parsing:
+    """Parses the devices the collector processes send, on a thread of its own, as they arrive.
+
+    The thread that receives them only queues them: a parse done there would hold up the pipes,
+    and with them every collector thread waiting to send its device.
+    """
+
+    def __init__(self, fabric: Fabric, parse: bool) -> None:
+        self._fabric, self._parse = fabric, parse
+        self._todo: SimpleQueue[tuple[str, DeviceCollection] | None] = SimpleQueue()
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._work, name="netcfg-parse", daemon=True)
+        self.found: dict[str, DeviceCollection] = {}
+
+    def __enter__(self) -> _Parsing:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._todo.put(None)
+        if exc[0] is None:
+            self._thread.join()
+            if self._error is not None:
+                raise self._error
+
+    def add(self, name: str, collection: DeviceCollection) -> None:
+        self.found[name] = collection
+        if self._parse:
+            self._todo.put((name, collection))
+
+    def _work(self) -> None:
+        while (item := self._todo.get()) is not None:
+            if self._error is None:
+                try:
+                    _parse(self._fabric.devices[item[0]], item[1])
+                except BaseException as exc:  # netcfg's own bug: raised again in the caller's thread
+                    self._error = exc
+
+
 def _collect_in_processes(
     shards: list[_Shard], total: int, opts: CollectOptions, meanwhile: Callable[[], object] | None
 ) -> dict[str, DeviceCollection]:
-    fabric = shards[0].fabric
-    found: dict[str, DeviceCollection] = {}
-    # The bar (and its refresh thread) and `meanwhile` start only after the collectors are forked.
+    # The bar (and its refresh thread), `meanwhile` and the parser start only after the collectors
+    # are forked.
     with (
         ChildProcesses(_collect_shard, shards, True) as collectors,
         _progress_bar(opts.progress, total) as advance,
         _alongside(meanwhile),
         _gc_paused(),
+        _Parsing(shards[0].fabric, opts.parse) as parsing,
     ):
 
         def arrived(done: object) -> None:
             name, collection = done  # type: ignore[misc]
             if collection is not None:
-                if opts.parse:
-                    _parse(fabric.devices[name], collection)
-                found[name] = collection
+                parsing.add(name, collection)
             if advance is not None:
                 advance()
 
         parts = collectors.results(arrived)
-    lost = sorted({name for part in parts for name in part} - found.keys())
+    lost = sorted({name for part in parts for name in part} - parsing.found.keys())
     if lost:
         raise RuntimeError(f"collector processes reported {len(lost)} device(s) they never sent: {lost[:5]}")
-    return found
+    return parsing.found
 
 
 def collect(
