@@ -285,7 +285,9 @@ def _exec_session(
         opened = True
         for batch in platform.batches(device):
             t = time.monotonic()
-            text = conn.run(batch.cli)
+            # Without its last line break, as netmiko's shell session gives an output (the prompt's
+            # line taken with it): a host's snapshot is the same whichever way it was read.
+            text = conn.run(batch.cli).removesuffix("\n")
             elapsed = round(time.monotonic() - t, 4)
             for file, output in batch.split(text).items():
                 found.outputs[file] = platform.saved_output(output)

@@ -66,12 +66,14 @@ def check_host_key(transport: paramiko.Transport, where: str, known_hosts_file: 
 class ExecSession:
     """One logged-in SSH transport to a host; `run` opens an exec channel per command line.
 
-    The channel's stderr is merged into its output, as a terminal shows both, so a command's
+    Once open, `connection` (what Nornir's `get_connection` hands a task) is the session itself. The
+    channel's stderr is merged into its output, as a terminal shows both, so a command's
     complaint lands where a parser reports it, not lost.
     """
 
     def __init__(self) -> None:
-        self.connection: paramiko.Transport | None = None
+        self.connection: ExecSession | None = None
+        self._transport: paramiko.Transport | None = None
         self._sock: socket.socket | None = None
         self._timeout_s = DEFAULT_TIMEOUT_S
 
@@ -94,13 +96,14 @@ class ExecSession:
         self._sock = sock
         try:
             transport = GcmFirstTransport(sock)
-            self.connection = transport
+            self._transport = transport
             transport.banner_timeout = transport.auth_timeout = self._timeout_s
             transport.start_client(timeout=self._timeout_s)
             known = extras.get("known_hosts_file")
             if known is not None:
                 check_host_key(transport, hostname if port == 22 else f"[{hostname}]:{port}", str(known))
             transport.auth_password(username or "", password or "")
+            self.connection = self
         except BaseException:
             # Nornir keeps no connection whose open failed, so nobody else would end its transport.
             self.close()
@@ -109,8 +112,8 @@ class ExecSession:
     def run(self, command: str, timeout_s: float | None = None) -> str:
         """The command line's output (stdout and stderr, line ends as sent) once the host closes the
         channel; TimeoutError if it has not within `timeout_s` (default: the session's)."""
-        transport = self.connection
-        if transport is None:
+        transport = self._transport
+        if transport is None or self.connection is None:
             raise SSHException("netcfg_exec: the session is not open")
         limit = self._timeout_s if timeout_s is None else timeout_s
         deadline = time.monotonic() + limit
@@ -147,9 +150,10 @@ class ExecSession:
         return b"".join(chunks).decode("utf-8", errors="replace")
 
     def close(self) -> None:
-        if self.connection is not None:
-            self.connection.close()
-            self.connection = None
+        self.connection = None
+        if self._transport is not None:
+            self._transport.close()
+            self._transport = None
         if self._sock is not None:
             with suppress(OSError):
                 self._sock.close()
