@@ -18,7 +18,7 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check netcfg tests bench
 	$(BIN)/ruff format --check netcfg tests bench
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 lint: $(STAMP)
 	$(BIN)/ruff check netcfg tests bench

@@ -610,3 +610,27 @@ def test_a_brace_statement_with_two_lists_is_refused_not_multiplied_out():
     """Each `[ ... ]` list multiplies the paths a statement stands for: forty of them would be 2^40."""
     text = "a {\n    b [ x y ] [ x y ];\n}\n"
     assert read_config(text).foreign == (2, "a second '[ ... ]' list in one statement; expected at most one")
+
+
+def test_dcbx_modes_per_interface_and_for_all_as_juniper_documents_them():
+    """`set protocols dcbx interface (NAME|all) dcbx-version (auto-negotiate|ieee-dcbx|
+    dcbx-version-1.01)` (Juniper, "Configuring the DCBX Mode"); an interface named without a version
+    auto-negotiates; a port `protocols dcbx` does not name is unknown, never "off"."""
+    text = (FIXTURES / "junos" / "display_set_apstra_qfx5240.set").read_text()
+    plain = JUNOS.parse_config(text, LEAF)
+    assert {p.dcbx_mode for p in plain.interfaces.values()} == {None}
+    text += (
+        "set protocols dcbx interface et-0/0/0 dcbx-version dcbx-version-1.01\n"
+        "set protocols dcbx interface et-0/0/1\n"
+    )
+    ports = JUNOS.parse_config(text, LEAF).interfaces
+    assert (ports["et-0/0/0"].dcbx_mode, ports["et-0/0/1"].dcbx_mode, ports["et-0/0/31"].dcbx_mode) == (
+        "cee",
+        "auto",
+        None,
+    )
+    ports = JUNOS.parse_config(
+        text + "set protocols dcbx interface all dcbx-version ieee-dcbx\n", LEAF
+    ).interfaces
+    # A port's own statement decides over `all`.
+    assert (ports["et-0/0/0"].dcbx_mode, ports["et-0/0/31"].dcbx_mode) == ("cee", "ieee")

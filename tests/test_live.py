@@ -106,8 +106,8 @@ def test_transport_faults_keep_the_rest_of_the_fabric(audit):
     assert errors == {"leaf-su2-r3": "auth", "leaf-su2-r4": "timeout", "gpu04": "unreachable"}
     meta = json.loads((audit.snapshot / "meta.json").read_text())
     assert meta["devices"]["gpu04"]["error"]["kind"] == "unreachable"
-    # Four NICs x (3 settings + the GID table + 3 link and counter commands) + LLDP, each in its own file.
-    assert len(list((audit.snapshot / "gpu05").glob("*.txt"))) == 29
+    # Four NICs x (4 settings + the GID table + 3 link and counter commands) + LLDP, each in its own file.
+    assert len(list((audit.snapshot / "gpu05").glob("*.txt"))) == 33
 
 
 def test_snapshot_and_reports_hold_no_secret(audit):

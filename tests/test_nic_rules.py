@@ -7,10 +7,13 @@ import dataclasses
 
 import pytest
 
+from netcfg.checks.nic import dcbx_disagrees
 from netcfg.checks.runner import run_checks
-from netcfg.lab.devices import live_states
-from netcfg.model import DeviceState, Fabric, Gid, PgBuffer
+from netcfg.lab.devices import DcbxFault, DeviceFaults, live_states
+from netcfg.lab.snapshot import write_simulated_snapshot
+from netcfg.model import DeviceState, Endpoint, Fabric, Gid, PgBuffer
 from netcfg.policy import Policy
+from netcfg.sources import snapshot_states
 
 HOST, NIC, LEAF = "gpu01", "eth0", "leaf-su1-r1"
 
@@ -121,3 +124,35 @@ def test_dcbx_says_nothing_where_an_end_is_unknown_or_they_agree(
     states[LEAF].interfaces[peer.interface].dcbx_mode = leaf_mode
     states[LEAF].interfaces[peer.interface].dcbx_willing = None
     assert findings(lab_fabric, lab_policy, states, "link.dcbx_mismatch") == []
+
+
+def test_dcbx_read_from_what_the_lab_prints_names_the_one_mismatched_link(lab_fabric, lab_policy, tmp_path):
+    """End to end through the printed outputs: the NIC firmware's agent (`mlxconfig -e q`, run by the
+    firmware per mlnx_qos) speaking CEE against an EOS port with `dcbx mode ieee` is one finding; a
+    NIC in IEEE against another such port, and NICs whose OS runs DCBX, are none."""
+    peer = _leaf_port(lab_fabric)
+    other = lab_fabric.link_at(Endpoint("gpu02", NIC))
+    assert other is not None and other.b.device == LEAF
+    faults = {
+        HOST: DeviceFaults(dcbx={NIC: DcbxFault(mode="cee", willing=True)}),
+        "gpu02": DeviceFaults(dcbx={NIC: DcbxFault(mode="ieee", willing=True)}),
+        LEAF: DeviceFaults(dcbx={p: DcbxFault(mode="ieee") for p in (peer.interface, other.b.interface)}),
+    }
+    folder = write_simulated_snapshot(lab_fabric, lab_policy, faults, tmp_path / "snap")
+    states = snapshot_states(lab_fabric, folder)
+    assert states[LEAF].interfaces[peer.interface].dcbx_mode == "ieee"
+    assert (states[HOST].interfaces[NIC].dcbx_mode, states["gpu03"].interfaces[NIC].dcbx_mode) == (
+        "cee",
+        None,
+    )
+    assert findings(lab_fabric, lab_policy, states, "link.dcbx_mismatch") == [(HOST, NIC, "DCBX cee")]
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "disagree"),
+    [("ieee", "cee", True), ("auto", "cee", False), ("auto", "ieee", False), ("off", "cee", False)],
+)
+def test_dcbx_dialects(a, b, disagree):
+    assert dcbx_disagrees(a, b) is disagree
+    assert dcbx_disagrees(b, a) is disagree
+    assert dcbx_disagrees(a, None) is dcbx_disagrees(None, b) is False

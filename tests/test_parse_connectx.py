@@ -52,6 +52,8 @@ def full_outputs() -> dict[str, str]:
         f[cli("ethtool", "eth1")]: fixture("ethtool_i_cx6dx_no_psid.txt"),
         f[cli("grep -rsHvx", "mlx5_0")]: fixture("gids_mlx5_0_ipv4.txt"),
         f[cli("grep -rsHvx", "mlx5_1")]: fixture("gids_mlx5_1_vlan_link_local_at_3.txt"),
+        f[cli("mlxconfig", "mlx5_0")]: fixture("mlxconfig_e_q_cx7_ieee_not_willing.txt"),
+        f[cli("mlxconfig", "mlx5_1")]: fixture("mlxconfig_e_q_cx6dx_dual_port.txt"),
         f[cli("lldpcli")]: fixture("lldpcli_show_neighbors.txt"),
     }
 
@@ -213,8 +215,9 @@ def test_each_missing_output_is_unparsed(prefix: str, netdev: str | None):
 
 def test_no_outputs_at_all():
     state = cx.parse_outputs({}, host())
-    # Every settings output but the GID tables, which snapshots from before netcfg read them lack.
-    assert set(state.unparsed) == {cli for cli in files() if not cli.startswith("grep -rsHvx")}
+    # Every settings output but the GID tables and the firmware's settings, which snapshots from
+    # before netcfg read them lack (and hosts without NVIDIA's firmware tools cannot give).
+    assert set(state.unparsed) == {cli for cli in files() if not cli.startswith(("grep -rsHvx", "mlxconfig"))}
     for port in state.interfaces.values():
         assert (port.trust, port.mtu, port.firmware, port.roce_mode) == (None, None, None, None)
     assert state.lldp == []
@@ -473,6 +476,64 @@ def test_mlnx_qos_max_buffer_size_layout_and_firmware_dcbx():
     assert port.dcbx_agent == "firmware"
     assert port.priority_buffers == {p: int(p == 3) for p in range(8)}
     assert port.pg_buffers[1].size == 130944
+
+
+def firmware_controlled(outputs: dict[str, str]) -> dict[str, str]:
+    for netdev in ("eth0", "eth1"):
+        key = files()[cli("mlnx_qos", netdev)]
+        outputs[key] = outputs[key].replace("DCBX mode: OS controlled", "DCBX mode: Firmware controlled")
+    return outputs
+
+
+def test_firmware_dcbx_reads_the_current_column_of_the_nics_own_port():
+    ports = cx.parse_outputs(firmware_controlled(full_outputs()), host()).interfaces
+    # eth0: a single-port ConnectX-7 set to IEEE only, not willing.
+    assert (ports["eth0"].dcbx_mode, ports["eth0"].dcbx_willing) == ("ieee", False)
+    # eth1 is PCI function 1 (`bus-info: 0000:3b:00.1`) of a dual-port card: its settings are the
+    # `_P2` ones (CEE only, not willing), not port 1's; its Next Boot column is not what runs now.
+    assert (ports["eth1"].dcbx_mode, ports["eth1"].dcbx_willing) == ("cee", False)
+
+
+def test_firmware_dcbx_is_unknown_where_the_os_runs_dcbx(state: DeviceState):
+    # The fixtures' mlnx_qos say `OS controlled`: the firmware's agent is off, lldpad (unread) decides.
+    assert {(p.dcbx_mode, p.dcbx_willing) for p in state.interfaces.values()} == {(None, None)}
+    assert not [c for c in state.unparsed if c.startswith("mlxconfig")]
+
+
+def test_firmware_dcbx_of_a_dual_port_card_without_its_pci_address_is_unknown():
+    outputs = firmware_controlled(full_outputs())
+    key = files()[cli("ethtool", "eth1")]
+    outputs[key] = outputs[key].replace("bus-info: 0000:3b:00.1\n", "")
+    ports = cx.parse_outputs(outputs, host()).interfaces
+    assert (ports["eth1"].dcbx_mode, ports["eth1"].dcbx_willing) == (None, None)
+    # A single-port card has only `_P1` settings: no PCI address is needed to read them.
+    key = files()[cli("ethtool", "eth0")]
+    outputs[key] = outputs[key].replace("bus-info: 0000:27:00.0\n", "")
+    assert cx.parse_outputs(outputs, host()).interfaces["eth0"].dcbx_mode == "ieee"
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (
+            fixture("mlxconfig_q_next_boot_only.txt"),
+            "mlxconfig table of Next Boot values only (plain `q`): the running DCBX is unknown; "
+            "netcfg reads `mlxconfig -e -d DEV q`",
+        ),
+        (
+            fixture("ethtool_i_cx7_psid.txt"),
+            "this is ethtool -i output; netcfg reads `mlxconfig -e -d DEV q` for DCBX",
+        ),
+        ("-E- Failed to open the device\n", "no `Configurations:` table"),
+    ],
+)
+def test_firmware_dcbx_from_other_output_is_unknown_and_named(text: str, reason: str):
+    outputs = firmware_controlled(full_outputs())
+    command = cli("mlxconfig", "mlx5_0")
+    outputs[files()[command]] = text
+    state = cx.parse_outputs(outputs, host())
+    assert state.unparsed == {command: reason}
+    assert (state.interfaces["eth0"].dcbx_mode, state.interfaces["eth0"].dcbx_willing) == (None, None)
 
 
 def test_the_real_netarbiter_mlnx_qos_reads_with_buffers_unknown():

@@ -777,3 +777,20 @@ def test_the_collector_masks_with_the_platform_before_saving():
 
     assert "platform.saved_output(output)" in inspect.getsource(collect)
     assert eos.saved_output("username ops secret 0 Pl4in-0ps!\r\n") == "username ops secret 0 <masked>\n"
+
+
+def test_dcbx_mode_per_port_and_unknown_where_the_stanza_is_silent():
+    # As Arista's DCBX guide writes it, among the lines of a production port stanza.
+    text = fixture("running_config_production.cfg")
+    text = text.replace("   description gpu01:eth0\n", "   description gpu01:eth0\n   dcbx mode ieee\n", 1)
+    text = text.replace("   description gpu02:eth0\n", "   description gpu02:eth0\n   no dcbx mode\n", 1)
+    state = eos.parse_config(text, leaf())
+    ports = state.interfaces
+    assert (ports["Ethernet1"].dcbx_mode, ports["Ethernet2"].dcbx_mode, ports["Ethernet3"].dcbx_mode) == (
+        "ieee",
+        "off",
+        None,
+    )
+    # EOS has no willing bit to configure: unknown, never "not willing".
+    assert ports["Ethernet1"].dcbx_willing is None
+    assert state.locations["Ethernet1.dcbx_mode"] == text.splitlines().index("   dcbx mode ieee") + 1

@@ -73,18 +73,33 @@ def _dcbx(port: InterfaceState | None) -> tuple[str | None, bool | None]:
     return (None, None) if port is None else (port.dcbx_mode, port.dcbx_willing)
 
 
+# The dialects each DCBX mode answers in: "auto" (ConnectX firmware with IEEE and CEE both on, Junos
+# `auto-negotiate`) follows the peer's; "off" speaks none, so its peer negotiates nothing with it.
+DCBX_DIALECTS = {"ieee": frozenset({"ieee"}), "cee": frozenset({"cee"}), "auto": frozenset({"ieee", "cee"})}
+
+
+def dcbx_disagrees(a: str | None, b: str | None) -> bool:
+    """Both ends speak DCBX, in dialects with none in common. Unknown or off ends never disagree:
+    a port without DCBX runs its own static PFC, which the PFC rules judge."""
+    ours, theirs = DCBX_DIALECTS.get(a or ""), DCBX_DIALECTS.get(b or "")
+    return ours is not None and theirs is not None and ours.isdisjoint(theirs)
+
+
 @rule("link.dcbx_mismatch", Severity.ERROR, scope="link", fields=("dcbx_mode", "dcbx_willing"))
 def check_link_dcbx(link: Link, a: DeviceState, b: DeviceState, ctx: CheckContext) -> tuple[Issue, ...]:
-    """Both ends of a host link speak the same DCBX dialect (IEEE or CEE), and not both are willing
-    to take the other's settings: a dialect mismatch is the classic reason PFC silently does not
-    negotiate, and with both willing neither end decides. Judged only where both ends show it."""
+    """Both ends of a host link that run DCBX speak a common dialect (IEEE 802.1Qaz or CEE 1.01),
+    and not both are willing to take the other's settings: a dialect mismatch is the classic reason
+    PFC silently does not negotiate, and with both willing neither end decides. Read from the NIC
+    firmware's agent (`mlxconfig -e q` DCBX_IEEE/CEE/WILLING, when mlnx_qos says `Firmware
+    controlled`) and the switch config (EOS `dcbx mode`, Junos `protocols dcbx ... dcbx-version`);
+    judged only where both ends show it."""
     if ctx.fabric.devices[link.a.device].is_switch == ctx.fabric.devices[link.b.device].is_switch:
         return ()
     (mode_a, willing_a), (mode_b, willing_b) = (
         _dcbx(a.interfaces.get(link.a.interface)),
         _dcbx(b.interfaces.get(link.b.interface)),
     )
-    if mode_a is not None and mode_b is not None and mode_a != mode_b:
+    if dcbx_disagrees(mode_a, mode_b):
         return (
             Issue(
                 link.a.device,
@@ -95,7 +110,7 @@ def check_link_dcbx(link: Link, a: DeviceState, b: DeviceState, ctx: CheckContex
                 "PFC and ETS TLVs, so PFC does not negotiate",
             ),
         )
-    if willing_a and willing_b:
+    if willing_a and willing_b and mode_a != "off" and mode_b != "off":
         return (
             Issue(
                 link.a.device,

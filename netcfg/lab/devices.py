@@ -14,6 +14,7 @@ A faults file (YAML) changes settings or transport behaviour per device:
       leaf-su1-r2: {dscp_map: {26: 1}}
       spine1: {dscp_unmapped: [26]}           # the DSCP map leaves RoCE's DSCP out altogether
       leaf-su2-r1: {watchdog_off: [Ethernet4]}   # one port without the PFC watchdog
+      gpu02: {dcbx: {eth0: {mode: cee, willing: true}}}   # the NIC firmware's DCBX agent speaks CEE
       leaf-su2-r3: {factory_qos: true}        # the platform's stock QoS (SONiC: the AZURE maps)
       leaf-su1-r4: {not_operational: [ecn]}   # ECN shown as applied, the hardware runs the stock ECN
       gpu08: {transport: unreachable}         # or auth_fail, silent, truncate, garble; slow_s: 2.5
@@ -76,6 +77,15 @@ class PrintedText(BaseModel):
     )
 
 
+class DcbxFault(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    mode: Literal["ieee", "cee", "auto", "off"] = Field(
+        description="The dialect the port's DCBX speaks (a NIC: its firmware agent, which then runs DCBX)."
+    )
+    willing: bool | None = Field(None, description="Whether the port takes its peer's settings.")
+
+
 class DeviceFaults(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -96,6 +106,7 @@ class DeviceFaults(BaseModel):
     firmware: str | None = Field(None, description="NIC firmware on every NIC of a host")
     lldp: dict[str, str] = Field(default_factory=dict, description="local interface -> 'device:port' seen")
     watchdog_off: list[str] = Field(default_factory=list, description="Ports without the PFC watchdog.")
+    dcbx: dict[str, DcbxFault] = Field(default_factory=dict, description="port -> the DCBX it runs")
     factory_qos: bool = Field(
         False, description="The device runs its platform's stock QoS (e.g. SONiC's AZURE maps)."
     )
@@ -314,6 +325,10 @@ def apply_faults(state: DeviceState, faults: DeviceFaults, device: Device) -> De
             port.dscp_map = {d: p for d, p in port.dscp_map.items() if d not in faults.dscp_unmapped}
         if port.name in faults.watchdog_off:
             port.watchdog = False
+        if port.name in faults.dcbx:
+            port.dcbx_mode, port.dcbx_willing = faults.dcbx[port.name].mode, faults.dcbx[port.name].willing
+            if port.dcbx_agent is not None:
+                port.dcbx_agent = "firmware"
         if port.name in faults.speed_gbps:
             port.speed_gbps = faults.speed_gbps[port.name]
         if port.name in faults.link_down:

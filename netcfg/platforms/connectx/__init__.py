@@ -3,7 +3,8 @@
 Modules: commands (what is collected), render (the host script), parse (the script and the outputs
 read back), counters (mlx5 counter names), secrets, lab (the simulator).
 
-Read-back per NIC: `mlnx_qos -i IF` (trust, DSCP->priority, PFC), a `grep -rH` dump of the ECN
+Read-back per NIC: `mlnx_qos -i IF` (trust, DSCP->priority, PFC), `mlxconfig -e -d DEV q` (the
+firmware's DCBX agent), a `grep -rH` dump of the ECN
 sysfs and RDMA-CM configfs values, and `ethtool -i IF` (driver, firmware); its link state, PCIe link
 and counters (netcfg.platforms.linux.counters, mlx5 names in netcfg.platforms.connectx.counters);
 `lldpcli show neighbors` once per host.
@@ -28,6 +29,8 @@ class ConnectX(LinuxHost):
     # start with a letter or digit, so none passes for an option); the rest as every Linux host.
     read_only_commands: ClassVar[tuple[str, ...]] = (
         r"mlnx_qos -i [A-Za-z0-9][A-Za-z0-9_.:-]*",
+        # `q` (query) only: `set`, `reset` and `apply` change the firmware.
+        r"mlxconfig -e -d [A-Za-z0-9][A-Za-z0-9_.:-]* q",
         *linux_counters.HOST_READ_ONLY,
     )
     # The kernel drivers of the NICs this platform configures (`ethtool -i`): a NIC on another driver

@@ -1,6 +1,6 @@
-"""The read-only commands collected from a ConnectX server: per NIC `mlnx_qos -i IF`, a `grep -rH`
-dump of its ECN sysfs and RDMA-CM configfs values, `ethtool -i IF`, its GID table and its counters;
-`lldpcli` once."""
+"""The read-only commands collected from a ConnectX server: per NIC `mlnx_qos -i IF`, the firmware's
+`mlxconfig -e -d DEV q`, a `grep -rH` dump of its ECN sysfs and RDMA-CM configfs values,
+`ethtool -i IF`, its GID table and its counters; `lldpcli` once."""
 
 from __future__ import annotations
 
@@ -22,6 +22,12 @@ def mlnx_qos_command(nic: Nic) -> Command:
     return Command(f"mlnx_qos -i {nic.netdev}", f"mlnx_qos_{nic.netdev}")
 
 
+def mlxconfig_command(nic: Nic) -> Command:
+    """The firmware's settings with their current values (`-e`): DCBX is run by the firmware when
+    mlnx_qos says `DCBX mode: Firmware controlled`."""
+    return Command(f"mlxconfig -e -d {nic.rdma_device} q", f"mlxconfig_{nic.netdev}")
+
+
 def sysfs_command(nic: Nic) -> Command:
     cli = (
         f"grep -rH . /sys/class/net/{nic.netdev}/mtu /sys/class/net/{nic.netdev}/ecn "
@@ -37,6 +43,7 @@ def commands(device: Device) -> list[Command]:
         for nic in device.nics
         for c in (
             mlnx_qos_command(nic),
+            mlxconfig_command(nic),
             sysfs_command(nic),
             ethtool_command(nic),
             gid_command(nic),

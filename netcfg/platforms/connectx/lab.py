@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from netcfg.headroom import headroom
 from netcfg.model import Device, DeviceState, InterfaceState, Link, Nic, PgBuffer
-from netcfg.platforms.connectx.commands import PRIORITIES, mlnx_qos_command, sysfs_command
+from netcfg.platforms.connectx.commands import PRIORITIES, mlnx_qos_command, mlxconfig_command, sysfs_command
 from netcfg.platforms.connectx.counters import LINK_MODES, MLX5_COUNTERS, stats_lines
 from netcfg.platforms.connectx.parse import DCBX_AGENTS
 from netcfg.platforms.connectx.render import NP_DCQCN, np_values
@@ -60,6 +60,9 @@ def render_outputs(state: DeviceState, device: Device) -> dict[str, str]:
             pfc="".join(f"{'1' if p in (port.no_drop_priorities or ()) else '0'}   " for p in PRIORITIES),
             strict=port.strict_queues,
         )
+        out[mlxconfig_command(nic).cli] = template("connectx/mlxconfig.j2").render(
+            device=nic.rdma_device, params=_firmware_params(port)
+        )
         out[sysfs_command(nic).cli] = template("connectx/sysfs_dump.j2").render(
             values=_sysfs_values(port, nic)
         )
@@ -73,6 +76,31 @@ def render_outputs(state: DeviceState, device: Device) -> dict[str, str]:
         out |= linux_counters.render_nic_readings(state, port, nic, MLX5_COUNTERS, LINK_MODES, stats_lines)
     out[LLDP.cli] = linux_host.render_lldp(state)
     return out
+
+
+def _flag(value: bool) -> str:
+    return "True(1)" if value else "False(0)"
+
+
+def _firmware_params(port: InterfaceState) -> list[tuple[str, str, str]]:
+    """(parameter, default, current) of a single-port card: the firmware's defaults (IEEE and CEE on,
+    willing) but where the port's DCBX says otherwise, around the RoCE parameters NVIDIA's tools show."""
+    mode, willing = port.dcbx_mode, port.dcbx_willing
+    ieee = True if mode is None else mode in ("ieee", "auto")
+    cee = True if mode is None else mode in ("cee", "auto")
+    return [
+        ("ROCE_CC_PRIO_MASK_P1", "255", "255"),
+        ("CNP_802P_PRIO_P1", "6", "6"),
+        ("CNP_DSCP_P1", "48", "48"),
+        ("LLDP_NB_DCBX_P1", _flag(False), _flag(False)),
+        ("LLDP_NB_RX_MODE_P1", "OFF(0)", "OFF(0)"),
+        ("LLDP_NB_TX_MODE_P1", "OFF(0)", "OFF(0)"),
+        ("DCBX_IEEE_P1", _flag(True), _flag(ieee)),
+        ("DCBX_CEE_P1", _flag(True), _flag(cee)),
+        ("DCBX_WILLING_P1", _flag(True), _flag(True if willing is None else willing)),
+        ("NUM_OF_TC_P1", "_8_TCs(0)", "_8_TCs(0)"),
+        ("NUM_OF_PFC_P1", "8", "8"),
+    ]
 
 
 @register_simulator

@@ -10,8 +10,9 @@ from functools import lru_cache
 from netcfg.model import DSCP_VALUES, Device, DeviceState, InterfaceState, PgBuffer, port_copy
 from netcfg.parsing import many, one, ttp_parse
 from netcfg.platforms.base import Command
-from netcfg.platforms.connectx.commands import PLATFORM, mlnx_qos_command, sysfs_command
+from netcfg.platforms.connectx.commands import PLATFORM, mlnx_qos_command, mlxconfig_command, sysfs_command
 from netcfg.platforms.connectx.counters import MLX5_COUNTERS
+from netcfg.platforms.connectx.mlxconfig import NotCurrentValues, current_values, firmware_dcbx
 from netcfg.platforms.linux import counters as linux_counters
 from netcfg.platforms.linux import host as linux_host
 from netcfg.platforms.linux.host import (
@@ -213,6 +214,7 @@ def parse_outputs(outputs: dict[str, str], device: Device) -> DeviceState:
         ethtool = outputs.get(ethtool_command(nic).file)
         port.driver, firmware = linux_host.read_driver_info(ethtool or "")
         port.firmware, port.psid = _firmware(firmware)
+        _read_firmware_dcbx(state, port, mlxconfig_command(nic), outputs, linux_host.pci_function(ethtool))
         if port.firmware is None:
             state.unparsed[ethtool_command(nic).cli] = linux_host.refusal(
                 ethtool, "ethtool -i output", "`ethtool -i IF` for firmware", "no firmware-version line"
@@ -251,6 +253,36 @@ def _read_mlnx_qos(state: DeviceState, port: InterfaceState, cmd: Command, outpu
     port.strict_queues = frozenset(
         t["tc"] for t in many(data.get("tcs")) if t.get("tsa") == "strict" and isinstance(t.get("tc"), int)
     )
+
+
+def _read_firmware_dcbx(
+    state: DeviceState, port: InterfaceState, cmd: Command, outputs: dict, function: int | None
+) -> None:
+    """The DCBX dialect and willing bit of the firmware's agent, where mlnx_qos says the firmware
+    runs DCBX. Under `OS controlled` the firmware's agent is off and an OS agent (lldpad), which
+    netcfg does not read, decides: unknown. A missing output (a snapshot taken before netcfg
+    collected it, or a host without MFT) leaves DCBX unknown; an unreadable one is named."""
+    text = outputs.get(cmd.file)
+    if text is None or port.dcbx_agent != "firmware":
+        return
+    try:
+        values = current_values(text)
+    except NotCurrentValues as exc:
+        state.unparsed[cmd.cli] = str(exc)
+        return
+    except ValueError:
+        state.unparsed[cmd.cli] = linux_host.refusal(
+            text, "mlxconfig output", "`mlxconfig -e -d DEV q` for DCBX", "no `Configurations:` table"
+        )
+        return
+    # Each port of a multi-port card is its own PCI function, whose settings carry `_P<function+1>`;
+    # a single-port card has no `_P2` to confuse it with.
+    if function is None:
+        function = None if any(k.endswith("_P2") for k in values) else 0
+    if function is None:
+        return
+    dcbx = firmware_dcbx(values, function + 1)
+    port.dcbx_mode, port.dcbx_willing = dcbx.mode, dcbx.willing
 
 
 # mlnx_qos's first line: who runs the NIC's DCBX (the kernel's DCB_CAP_DCBX_HOST flag).

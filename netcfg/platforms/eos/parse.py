@@ -164,7 +164,7 @@ def _resolve(body: str, profiles: dict[str, tuple[dict, Block]], pfc_off_line: i
     offsets = dict(setting_offsets(body))
     offsets.pop("profile", None)
     lines: dict[str, int] = {}
-    port = InterfaceState(name="", mtu=block.get("mtu"))
+    port = InterfaceState(name="", mtu=block.get("mtu"), dcbx_mode=_DCBX_MODES.get(block.get("dcbx", "")))
     bound = block.get("profile")
     profile = profiles.get(bound)
     if bound is not None and profile is None:
@@ -189,6 +189,11 @@ def _resolve(body: str, profiles: dict[str, tuple[dict, Block]], pfc_off_line: i
         offsets.pop("pfc_enabled", None)
         lines["pfc_enabled"] = pfc_off_line
     return _Shape(port, offsets, lines)
+
+
+# `dcbx mode ieee` (Arista's DCBX guide; AVD's `dcbx mode`), `no dcbx mode`; EOS leaves DCBX off
+# unless asked, but a port whose stanza says nothing may take it from elsewhere: unknown then.
+_DCBX_MODES = {"ieee": "ieee", "cee": "cee", "off": "off"}
 
 
 def _block_values(body: str) -> dict:

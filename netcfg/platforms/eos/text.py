@@ -46,6 +46,8 @@ _BODY_FIELDS = (
     ("priority-flow-control priority ", "no_drop_priorities"),
     ("priority-flow-control pause watchdog", "watchdog"),
     ("service-profile ", "profile"),
+    ("dcbx mode ", "dcbx_mode"),
+    ("no dcbx mode", "dcbx_mode"),
 )
 _UNICAST_QUEUE = ("tx-queue ", "uc-tx-queue ")
 _BANNER = re.compile(r"banner \S+$")

@@ -83,6 +83,9 @@ class Cos:
     # `interfaces interface-range NAME`: its members (with the line naming them) and its MTU.
     ranges: dict[str, dict[str, int]] = field(default_factory=dict)
     range_mtu: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # `protocols dcbx interface NAME|all ...`: the DCBX mode (None: the statement names none, so the
+    # default, auto-negotiate) with its line.
+    dcbx: dict[str, tuple[str | None, int]] = field(default_factory=dict)
 
 
 def _int(word: str) -> int | None:
@@ -106,6 +109,8 @@ def read_cos(statements: list[Statement]) -> Cos:
             _interface(cos, p[1], p[2:], s.line)
         elif p[0] == "class-of-service" and len(p) >= 3:
             _class_of_service(cos, p[1], p[2:], s.line)
+        elif p[:3] == ("protocols", "dcbx", "interface") and len(p) >= 4:
+            _dcbx(cos, p[3], p[4:], s.line)
     for name, members in cos.ranges.items():
         for port, line in members.items():
             cos.ports.setdefault(port, line)
@@ -139,6 +144,19 @@ def _interface_range(cos: Cos, name: str, rest: tuple[str, ...], line: int) -> N
                 members.setdefault(f"{first.group(1)}{n}", line)
     elif rest[0] == "mtu" and len(rest) == 2 and _int(rest[1]) is not None:
         cos.range_mtu[name] = (int(rest[1]), line)
+
+
+def _dcbx(cos: Cos, name: str, rest: tuple[str, ...], line: int) -> None:
+    """`dcbx-version` (Junos 13.2 on; 12.3 spelled it `mode`): auto-negotiate, ieee-dcbx or
+    dcbx-version-1.01. Any other statement under the interface leaves its mode as it was."""
+    if len(rest) == 2 and rest[0] in ("dcbx-version", "mode"):
+        cos.dcbx[name] = (rest[1], line)
+    else:
+        cos.dcbx.setdefault(name, (None, line))
+
+
+# Junos's DCBX modes, vendor-neutral; an interface under `protocols dcbx` without one auto-negotiates.
+_DCBX_MODES = {None: "auto", "auto-negotiate": "auto", "ieee-dcbx": "ieee", "dcbx-version-1.01": "cee"}
 
 
 def _span(low: int, high: int) -> range:
@@ -334,6 +352,9 @@ def cos_state(state: DeviceState, cos: Cos) -> None:
         iface.description = cos.description.get(port)
         if port in cos.mtu:
             iface.mtu, loc[sys.intern(f"{port}.mtu")] = cos.mtu[port]
+        dcbx = cos.dcbx.get(port) or cos.dcbx.get("all")
+        if dcbx is not None:
+            iface.dcbx_mode, loc[sys.intern(f"{port}.dcbx_mode")] = _DCBX_MODES.get(dcbx[0]), dcbx[1]
         port_map = None
         if binding.dscp is not None:
             iface.trust = "dscp"

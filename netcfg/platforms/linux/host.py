@@ -107,6 +107,7 @@ _FOREIGN_FORMATS = (
     ("flint query output", ("FW Version:", "Image type:")),
     ("bnxtqos get_qos output", ("IEEE 8021QAZ",)),
     ("mlnx_qos output", ("PFC configuration:",)),
+    ("mlxconfig output", ("Device type:", "Configurations:")),
     ("ethtool -i output", ("driver:", "bus-info:")),
 )
 
@@ -131,8 +132,22 @@ def refusal(text: str | None, expected: str | None, reads: str, default: str) ->
 
 def read_driver_info(text: str | None) -> tuple[str | None, str | None]:
     """(driver, firmware-version text) from `ethtool -i`; None where the line is missing."""
-    info = one(ttp_parse(TEMPLATES, "ethtool_i", text or "").get("info"))
+    info = _driver_info(text)
     return info.get("driver"), info.get("firmware")
+
+
+_PCI_ADDRESS = re.compile(r"(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.([0-7])")
+
+
+def pci_function(text: str | None) -> int | None:
+    """The PCI function of the NIC's `bus-info:` (`0000:3b:00.1` -> 1): which port of a multi-port
+    card the netdev is. None where `ethtool -i` shows no PCI address."""
+    found = _PCI_ADDRESS.fullmatch(str(_driver_info(text).get("bus", "")))
+    return int(found.group(1)) if found else None
+
+
+def _driver_info(text: str | None) -> dict:
+    return one(ttp_parse(TEMPLATES, "ethtool_i", text or "").get("info"))
 
 
 def render_driver_info(driver: str, version: str, firmware: str, bus: str, eeprom: bool) -> str:
