@@ -3,7 +3,7 @@
 Prints devices/s for collection and for checks, CPU seconds of the collector and of the lab, and
 peak RSS; then runs again with 10 % of the devices given transport faults and verifies that every
 faulty device is named and no healthy device's output is lost. Not a test: run it with
-`make bench-live`. Target on 2 cores: >= 100 devices/s end to end (1,000 devices in <= 10 s).
+`make bench-live`. Targets on 2 cores: >= 150 devices/s end to end healthy, >= 100 with the faults.
 """
 
 from __future__ import annotations
@@ -140,8 +140,12 @@ def run(
         f"  check    {total - collect_s:6.2f} s  {n / max(total - collect_s, 1e-9):7.1f} devices/s"
         " (parse + checks + drift + reports)"
     )
-    print(f"  total    {total:6.2f} s  {n / total:7.1f} devices/s end to end (target >= 100)")
-    print(f"  CPU: collector {self1 - self0:.2f} s (all collector processes), lab {lab_cpu:.2f} s")
+    target = 100 if faults else 150
+    print(f"  total    {total:6.2f} s  {n / total:7.1f} devices/s end to end (target >= {target})")
+    print(
+        f"  CPU: collector {self1 - self0:.2f} s (all collector processes), lab {lab_cpu:.2f} s; "
+        f"per device {(self1 - self0) / n * 1000:.1f} ms and {lab_cpu / n * 1000:.1f} ms"
+    )
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     # Reaped children so far: the collector processes of this and earlier runs, and earlier labs.
     child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
@@ -168,9 +172,10 @@ def run(
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--devices", type=int, default=1000)
-    # The lab answers at once, so a device's session is short and a dozen threads per process keep
-    # a core busy; more only add GIL hand-offs (measured: 2 x 12 used ~10 % less CPU than 2 x 25).
-    ap.add_argument("--workers", type=int, default=12, help="Nornir workers per collector process")
+    # With hosts on exec channels and netmiko's reads no longer sleeping, a device's session is
+    # mostly waiting on the lab, which shares the cores: 2 x 24 gave 126 devices/s where 2 x 12
+    # gave 104 on the same slow minute, for no more CPU per device.
+    ap.add_argument("--workers", type=int, default=24, help="Nornir workers per collector process")
     ap.add_argument("--processes", type=int, default=2, help="collector processes")
     ap.add_argument("--timeout", type=float, default=3.0, help="per-device timeout in the faulty run")
     ap.add_argument("--fault-percent", type=float, default=10)

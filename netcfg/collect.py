@@ -17,6 +17,7 @@ import fnmatch
 import logging
 import random
 import re
+import select
 import shutil
 import socket
 import threading
@@ -31,15 +32,19 @@ from queue import Empty, SimpleQueue
 from typing import Any
 
 from netmiko import BaseConnection
-from netmiko.exceptions import NetmikoAuthenticationException, ReadTimeout
+from netmiko.exceptions import ReadTimeout
 from netmiko.ssh_dispatcher import ssh_dispatcher
 from nornir.core import Nornir
 from nornir.core.inventory import Host
+from nornir.core.plugins.connections import ConnectionPluginRegister
 from nornir.core.task import AggregatedResult, MultiResult, Result, Task
-from paramiko.ssh_exception import BadHostKeyException, SSHException
+from paramiko import Channel
+from paramiko.ssh_exception import AuthenticationException, BadHostKeyException, SSHException
 
 from netcfg import __version__
 from netcfg.errors import InputError, OutputError
+from netcfg.exec_ssh import ExecSession, GcmFirstTransport, connect_socket
+from netcfg.gcpause import paused_gc
 from netcfg.interrupt import Stop
 from netcfg.known_hosts import read_known_hosts, split_known_hosts
 from netcfg.model import Device, DeviceState, Fabric
@@ -54,6 +59,10 @@ from netcfg.sources import device_state
 # paramiko logs a reset connection at ERROR, and with no handler Python prints that on stderr; the
 # device's collection error already says what happened.
 logging.getLogger("paramiko").addHandler(logging.NullHandler())
+
+# The Nornir connection plugin of platforms collected over an exec channel (`Platform.exec_channel`).
+EXEC_PLUGIN = "netcfg_exec"
+ConnectionPluginRegister.register(EXEC_PLUGIN, ExecSession)
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,10 +173,7 @@ class _StoppableRunner:
 
 
 def _connect(host: Host, opts: CollectOptions) -> socket.socket:
-    """TCP with NODELAY: paramiko leaves Nagle on, which stalls every handshake by ~85 ms."""
-    sock = socket.create_connection((host.hostname, host.port), timeout=opts.timeout_s)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    return sock
+    return connect_socket(host.hostname, host.port or 22, opts.timeout_s)
 
 
 def _netmiko_args(host: Host, sock: socket.socket, opts: CollectOptions) -> dict[str, Any]:
@@ -200,6 +206,11 @@ def _netmiko_args(host: Host, sock: socket.socket, opts: CollectOptions) -> dict
     return args
 
 
+# How long a read waits for a device's bytes before it gives netmiko "nothing yet" (see
+# `_ReadOnlySession.read_channel`): no longer than netmiko's shortest sleep after such a read.
+_DATA_WAIT_S = 0.01
+
+
 class _ReadOnlySession:
     """What collection changes in netmiko's class for a platform: two round trips it does not need,
     a read that notices a closed session, and no search for terminal codes in text without ESC.
@@ -214,6 +225,14 @@ class _ReadOnlySession:
         super()._try_session_preparation(force_data=False)  # type: ignore[misc]
 
     def read_channel(self) -> str:
+        # netmiko reads without waiting and sleeps 10-25 ms after every read that found nothing: a
+        # command took at least one such sleep, and six commands a switch ~220 ms on the lab. Waiting
+        # (a little) for the device's bytes returns as soon as they arrive, so the read after the
+        # command's echo usually holds its whole answer and netmiko never sleeps.
+        channel = self.remote_conn  # type: ignore[attr-defined]
+        waits = not getattr(self, "_clearing", False)
+        if waits and isinstance(channel, Channel) and not channel.closed and not channel.recv_ready():
+            select.select([channel], [], [], _DATA_WAIT_S)
         # netmiko polls a closed channel until its read timeout; a session the device (or a stopped
         # collection) closed has nothing more to say.
         output = super().read_channel()  # type: ignore[misc]
@@ -221,12 +240,32 @@ class _ReadOnlySession:
             raise EOFError("the SSH session was closed")
         return output
 
+    def clear_buffer(self, *args: Any, **kwargs: Any) -> str:
+        # It reads until a read finds nothing: waiting for bytes there only delays its end.
+        self._clearing = True
+        try:
+            return super().clear_buffer(*args, **kwargs)  # type: ignore[misc]
+        finally:
+            self._clearing = False
+
+    def command_echo_read(self, cmd: str, read_timeout: float) -> str:
+        # netmiko keeps what arrived after the echo for its next read, which comes only after a
+        # 25 ms sleep; handed over with the echo, an answer already in (a device sends its echo
+        # and short answers in one packet) ends send_command at once.
+        echo = super().command_echo_read(cmd, read_timeout)  # type: ignore[misc]
+        rest, self._read_buffer = self._read_buffer, ""  # type: ignore[attr-defined]
+        return echo + rest
+
     def strip_ansi_escape_codes(self, string_buffer: str) -> str:
         # Every code netmiko strips begins with ESC, and each is a regex pass over every chunk read:
         # on long tables, a tenth of the collector's CPU spent finding none.
         if "\x1b" not in string_buffer:
             return string_buffer
         return super().strip_ansi_escape_codes(string_buffer)  # type: ignore[misc]
+
+    def _connect_params_dict(self) -> dict[str, Any]:
+        # The same cipher preference as the hosts' exec sessions (see GcmFirstTransport).
+        return super()._connect_params_dict() | {"transport_factory": GcmFirstTransport}  # type: ignore[misc]
 
     def cleanup(self, command: str = "exit") -> None:
         # Collection never enters config mode, so there is nothing to leave; closing the SSH channel
@@ -259,10 +298,45 @@ def send(conn: BaseConnection, command: str, timeout_s: float) -> str:
     )
 
 
+def _exec_session(
+    task: Task, sock: socket.socket, device: Device, opts: CollectOptions, found: DeviceCollection
+) -> None:
+    """Run the platform's command lines, each on an exec channel of one SSH session, into `found`;
+    a device's failure becomes `found.error`."""
+    host = task.host
+    platform = get_platform(device.platform)
+    extras = {
+        "sock": sock,
+        "timeout_s": opts.timeout_s,
+        "known_hosts_file": host.data.get("known_hosts_file"),
+    }
+    opened = False
+    try:
+        conn = host.open_connection(EXEC_PLUGIN, task.nornir.config, extras=extras)
+        opened = True
+        for batch in platform.batches(device):
+            t = time.monotonic()
+            # Without its last line break, as netmiko's shell session gives an output (the prompt's
+            # line taken with it): a host's snapshot is the same whichever way it was read.
+            text = conn.run(batch.cli).removesuffix("\n")
+            elapsed = round(time.monotonic() - t, 4)
+            for file, output in batch.split(text).items():
+                found.outputs[file] = platform.saved_output(output)
+                found.durations[file] = elapsed
+    except (SSHException, EOFError, OSError) as exc:
+        found.error = _failure(exc, host, opts, len(found.outputs))
+    finally:
+        if opened:
+            host.close_connection(EXEC_PLUGIN)
+        else:
+            sock.close()
+
+
 def _session(
     host: Host, sock: socket.socket, device: Device, opts: CollectOptions, found: DeviceCollection
 ) -> None:
-    """Run the platform's commands over SSH into `found`; a device's failure becomes `found.error`."""
+    """Run the platform's commands over netmiko's interactive session into `found`; a device's
+    failure becomes `found.error`."""
     platform = get_platform(device.platform)
     conn = None
     try:
@@ -303,7 +377,7 @@ def _failure(exc: BaseException, host: Host, opts: CollectOptions, done: int) ->
         )
     if any(isinstance(e, SSHException) and "not found in known_hosts" in str(e) for e in causes):
         return "auth", f"host key of {where} is not in known_hosts; not logged in"
-    if isinstance(exc, NetmikoAuthenticationException):
+    if isinstance(exc, AuthenticationException):  # netmiko's is paramiko's too
         return "auth", f"login as {host.username!r} refused by {where}"
     if isinstance(exc, EOFError):
         return "timeout", f"the SSH session closed after {done} command(s)"
@@ -336,7 +410,10 @@ def collect_device(
         )
     else:
         with stop.watching(sock):
-            _session(host, sock, device, opts, found)
+            if get_platform(device.platform).exec_channel:
+                _exec_session(task, sock, device, opts, found)
+            else:
+                _session(host, sock, device, opts, found)
         found.read_at = round(time.time(), 3)
     if stop.is_set():
         return Result(host=host, result=None, failed=True)
@@ -348,9 +425,13 @@ def collect_device(
         stop.set()
         return Result(host=host, result=None, failed=True)
     if opts.parse:
-        found.state = device_state(device, found.outputs, found.error)
-        found.state.read_at = found.read_at
+        _parse(device, found)
     return Result(host=host, result=found, failed=found.error is not None)
+
+
+def _parse(device: Device, found: DeviceCollection) -> None:
+    found.state = device_state(device, found.outputs, found.error)
+    found.state.read_at = found.read_at
 
 
 def _progress() -> Any:
@@ -361,10 +442,16 @@ def _progress() -> Any:
     )
 
 
-class _DeviceDone:
-    """Nornir processor that calls `on_done` as each device finishes, to advance a progress bar."""
+# Called as each device finishes, with its name and what was collected (None: the collection
+# stopped before it was done).
+OnDone = Callable[[tuple[str, "DeviceCollection | None"]], object]
 
-    def __init__(self, on_done: Callable[[], object]) -> None:
+
+class _DeviceDone:
+    """Nornir processor that calls `on_done` as each device finishes: to advance a progress bar, or
+    to send the device to the parent process at once."""
+
+    def __init__(self, on_done: OnDone) -> None:
         self.on_done = on_done
 
     def task_started(self, task: Task) -> None: ...
@@ -374,18 +461,20 @@ class _DeviceDone:
     def subtask_instance_completed(self, task: Task, host: Host, result: MultiResult) -> None: ...
 
     def task_instance_completed(self, task: Task, host: Host, result: MultiResult) -> None:
-        self.on_done()
+        value = result[0].result if result else None
+        self.on_done((host.name, value if isinstance(value, DeviceCollection) else None))
 
 
 @contextmanager
-def _progress_bar(show: bool, total: int) -> Iterator[Callable[[], object] | None]:
-    """A rich progress bar while the block runs, and the callable that advances it (None if hidden)."""
+def _progress_bar(show: bool, total: int) -> Iterator[Callable[..., object] | None]:
+    """A rich progress bar while the block runs, and the callable that advances it (None if hidden;
+    it takes and ignores what the device that finished gave)."""
     if not show:
         yield None
         return
     with _progress() as bar:
         task_id = bar.add_task("collect", total=total)
-        yield lambda: bar.advance(task_id)
+        yield lambda _done=None: bar.advance(task_id)
 
 
 def _nornir(
@@ -408,7 +497,7 @@ def _run(
     writer: SnapshotWriter,
     opts: CollectOptions,
     keys: dict[str, Path],
-    on_done: Callable[[], object] | None,
+    on_done: OnDone | None,
     stop: Stop,
 ) -> dict[str, DeviceCollection]:
     for name, path in keys.items():
@@ -417,9 +506,12 @@ def _run(
     if on_done is not None:
         nr = nr.with_processors([_DeviceDone(on_done)])
     try:
-        result = nr.run(
-            task=collect_device, fabric=fabric, writer=writer, opts=opts, stop=stop, on_failed=True
-        )
+        # Every SSH session allocates thousands of objects and few cycles: collection passes would
+        # walk the fabric and the parsed states again for next to nothing freed.
+        with paused_gc():
+            result = nr.run(
+                task=collect_device, fabric=fabric, writer=writer, opts=opts, stop=stop, on_failed=True
+            )
     except BaseException:
         stop.set()
         raise
@@ -442,13 +534,21 @@ class _Shard:
     keys: dict[str, Path]
 
 
-def _collect_shard(shard: _Shard, on_done: Callable[[], None] | None) -> dict[str, DeviceCollection]:
-    """A collector process's work: its devices, into the parent's temporary folder."""
+def _collect_shard(shard: _Shard, send: Callable[[object], None] | None) -> list[str]:
+    """A collector process's work: its devices, into the parent's temporary folder, each sent to the
+    parent as soon as it is done; returns the names of those collected.
+
+    The parent parses them, not this process: parsed states cost more to pickle and unpickle (1.7 ms
+    a device, the unpickling all in the parent once the last device was in) than parsing costs, and
+    the parent otherwise sits waiting for its collectors.
+    """
+    assert send is not None  # _collect_in_processes always follows its collectors
     stop = Stop()
     runner = _StoppableRunner(shard.opts.workers, stop)
     nr = _nornir(shard.fabric, shard.login, shard.connections, runner, shard.names)
     writer = SnapshotWriter(shard.target, shard.tmp)
-    return _run(nr, shard.fabric, writer, shard.opts, shard.keys, on_done, stop)
+    opts = dataclasses.replace(shard.opts, parse=False)
+    return sorted(_run(nr, shard.fabric, writer, opts, shard.keys, send, stop))
 
 
 @contextmanager
@@ -466,19 +566,70 @@ def _alongside(work: Callable[[], object] | None) -> Iterator[None]:
     thread.join()
 
 
+class _Parsing:
+    """Parses the devices the collector processes send, on a thread of its own, as they arrive.
+
+    The thread that receives them only queues them: a parse done there would hold up the pipes,
+    and with them every collector thread waiting to send its device.
+    """
+
+    def __init__(self, fabric: Fabric, parse: bool) -> None:
+        self._fabric, self._parse = fabric, parse
+        self._todo: SimpleQueue[tuple[str, DeviceCollection] | None] = SimpleQueue()
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._work, name="netcfg-parse", daemon=True)
+        self.found: dict[str, DeviceCollection] = {}
+
+    def __enter__(self) -> _Parsing:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._todo.put(None)
+        if exc[0] is None:
+            self._thread.join()
+            if self._error is not None:
+                raise self._error
+
+    def add(self, name: str, collection: DeviceCollection) -> None:
+        self.found[name] = collection
+        if self._parse:
+            self._todo.put((name, collection))
+
+    def _work(self) -> None:
+        while (item := self._todo.get()) is not None:
+            if self._error is None:
+                try:
+                    _parse(self._fabric.devices[item[0]], item[1])
+                except BaseException as exc:  # netcfg's own bug: raised again in the caller's thread
+                    self._error = exc
+
+
 def _collect_in_processes(
-    shards: list[_Shard], total: int, progress: bool, meanwhile: Callable[[], object] | None
+    shards: list[_Shard], total: int, opts: CollectOptions, meanwhile: Callable[[], object] | None
 ) -> dict[str, DeviceCollection]:
-    found: dict[str, DeviceCollection] = {}
-    # The bar (and its refresh thread) and `meanwhile` start only after the collectors are forked.
+    # The bar (and its refresh thread), `meanwhile` and the parser start only after the collectors
+    # are forked.
     with (
-        ChildProcesses(_collect_shard, shards, progress) as collectors,
-        _progress_bar(progress, total) as advance,
+        ChildProcesses(_collect_shard, shards, True) as collectors,
+        _progress_bar(opts.progress, total) as advance,
         _alongside(meanwhile),
+        paused_gc(),
+        _Parsing(shards[0].fabric, opts.parse) as parsing,
     ):
-        for part in collectors.results(advance):
-            found |= part
-    return found
+
+        def arrived(done: object) -> None:
+            name, collection = done  # type: ignore[misc]
+            if collection is not None:
+                parsing.add(name, collection)
+            if advance is not None:
+                advance()
+
+        parts = collectors.results(arrived)
+    lost = sorted({name for part in parts for name in part} - parsing.found.keys())
+    if lost:
+        raise RuntimeError(f"collector processes reported {len(lost)} device(s) they never sent: {lost[:5]}")
+    return parsing.found
 
 
 def collect(
@@ -532,7 +683,7 @@ def collect(
                 )
                 for i in range(opts.processes)
             ]
-            found = _collect_in_processes(shards, len(names), opts.progress, meanwhile)
+            found = _collect_in_processes(shards, len(names), opts, meanwhile)
         else:
             with _progress_bar(opts.progress, len(names)) as advance, _alongside(meanwhile):
                 # An empty shard is written as one, without starting a runner on no host.

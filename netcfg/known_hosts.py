@@ -71,10 +71,19 @@ def split_known_hosts(every: paramiko.HostKeys, hosts: list[Host], folder: Path)
     is sent; a device missing from the file gets an empty one and is refused.
     """
     out = {}
+    # paramiko's lookup scans every entry (and hashes each hashed one) per host: with a thousand
+    # devices that was most of a second before the first was contacted. Plain names are indexed
+    # once; a host not among them (a hashed entry, a pattern) is still looked up as before.
+    plain: dict[str, dict[str, paramiko.PKey]] = {}
+    for entry in every._entries:  # paramiko has no public view of its entries
+        for listed in entry.hostnames:
+            if not listed.startswith("|") and not any(c in listed for c in "*?!"):
+                plain.setdefault(listed, {}).setdefault(entry.key.get_name(), entry.key)
     for host in hosts:
         name = host.hostname if host.port == 22 else f"[{host.hostname}]:{host.port}"
         mine = paramiko.HostKeys()
-        for key_type, key in (every.lookup(name) or {}).items():
+        found = plain.get(name)
+        for key_type, key in (found if found is not None else every.lookup(name) or {}).items():
             mine.add(name, key_type, key)
         path = folder / f"{host.name}.known_hosts"
         try:

@@ -26,8 +26,9 @@ from netcfg.interrupt import STOP_SIGNALS
 
 J = TypeVar("J")
 R = TypeVar("R")
-# What a job runs: the job, and a callable to report progress (None when nobody follows it).
-Work = Callable[[J, Callable[[], None] | None], R]
+# What a job runs: the job, and a callable to report a unit of progress (None when nobody follows
+# it), with what that unit produced, if the parent is to have it before the job's result.
+Work = Callable[[J, Callable[[object], None] | None], R]
 _END_WAIT_S = 5.0
 
 
@@ -73,7 +74,7 @@ def _die_with_parent(parent_pid: int) -> None:
 
 
 def _child(work: Work, job: object, results: Connection, progress: bool, parent_pid: int) -> None:
-    """Run one job; send ("done", None) per unit of progress, then ("result", R) or ("error", exc)."""
+    """Run one job; send ("done", value) per unit of progress, then ("result", R) or ("error", exc)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with_parent(parent_pid)
@@ -86,7 +87,7 @@ def _child(work: Work, job: object, results: Connection, progress: bool, parent_
             results.send(message)
 
     try:
-        result = work(job, (lambda: send(("done", None))) if progress else None)
+        result = work(job, (lambda value=None: send(("done", value))) if progress else None)
     except Exception as exc:
         try:
             send(("error", exc))
@@ -127,8 +128,9 @@ class ChildProcesses(Generic[J, R]):
     def __exit__(self, *exc: object) -> None:
         self._end()
 
-    def results(self, advance: Callable[[], object] | None = None) -> list[R]:
-        """Every job's result, in job order; a job's exception is raised here."""
+    def results(self, advance: Callable[[object], object] | None = None) -> list[R]:
+        """Every job's result, in job order; a job's exception is raised here. `advance` is called
+        with each unit of progress's value as it arrives (children stream them while they work)."""
         results: dict[int, Any] = {}
         pending = {receive: index for index, (_, receive) in enumerate(self._children)}
         while pending:
@@ -148,7 +150,7 @@ class ChildProcesses(Generic[J, R]):
                 if kind == "result":
                     results[pending.pop(ready)] = value
                 elif advance is not None:
-                    advance()
+                    advance(value)
         return [results[index] for index in range(len(self._children))]
 
     def _end(self) -> None:

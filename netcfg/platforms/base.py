@@ -52,6 +52,12 @@ class Batch:
         if len(self.commands) == 1:
             return {self.commands[0].file: text}
         by_cli = {c.cli: c.file for c in self.commands}
+        if not _OTHER_LINE_BREAKS.search(text):
+            return self._split_lines(text, by_cli)
+        return self._split_by_line(text, by_cli)
+
+    @staticmethod
+    def _split_by_line(text: str, by_cli: dict[str, str]) -> dict[str, str]:
         out: dict[str, str] = {}
         current: str | None = None
         lines: list[str] = []
@@ -67,9 +73,24 @@ class Batch:
             out[current] = "".join(lines)
         return out
 
+    @staticmethod
+    def _split_lines(text: str, by_cli: dict[str, str]) -> dict[str, str]:
+        """`split` of a text whose only line break is `\n` (as a shell prints without a terminal):
+        the marker lines are found by one regex pass and the outputs sliced out between them. Going
+        line by line cost a tenth of the collector's CPU per host (40 KB of output)."""
+        markers = [m for m in _MARKER_LINE.finditer(text) if m.group(1) in by_cli]
+        out: dict[str, str] = {}
+        for marker, following in zip(markers, [*markers[1:], None], strict=False):
+            end = following.start() if following is not None else len(text)
+            out[by_cli[marker.group(1)]] = text[marker.end() + 1 : end]
+        return out
+
 
 MARKER = "=== {} ==="
 _MARKER_RE = re.compile(r"=== (.+) ===")
+_MARKER_LINE = re.compile(r"^=== (.+) ===$", re.MULTILINE)
+# What str.splitlines breaks lines at, besides "\n".
+_OTHER_LINE_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +115,9 @@ class Platform(ABC):
     name: ClassVar[str]
     kind: ClassVar[Literal["switch", "host"]]
     netmiko_device_type: ClassVar[str]
+    # Collected over one SSH exec channel per command line (a login shell runs it and closes the
+    # channel) instead of netmiko's interactive session: no terminal, prompt or echo to handle.
+    exec_channel: ClassVar[bool] = False
     config_suffix: ClassVar[str]
     description: ClassVar[str]
     # hier_config platform name for remediation, or None where config is not a tree (host scripts).

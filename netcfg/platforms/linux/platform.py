@@ -14,6 +14,7 @@ class LinuxHost(Platform):
 
     kind: ClassVar = "host"
     netmiko_device_type: ClassVar[str] = "linux"
+    exec_channel: ClassVar[bool] = True
     config_suffix: ClassVar[str] = ".sh"
 
     def batches(self, device: Device) -> list[Batch]:
