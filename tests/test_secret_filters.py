@@ -22,10 +22,10 @@ from netcfg.cli import main
 from netcfg.inventory import load_fabric
 from netcfg.lab.devices import load_faults
 from netcfg.lab.snapshot import simulated_outputs
-from netcfg.platforms import get_platform, platform_names
+from netcfg.platforms import get_platform, platform_names, secrets
 from netcfg.platforms.eos import secrets as eos_secrets
 from netcfg.platforms.nxos import secrets as nxos_secrets
-from netcfg.platforms.secrets import mask_shapes
+from netcfg.platforms.secrets import MASK, mask_shapes
 from netcfg.policy import load_policy
 from netcfg.report import FORMATS
 from netcfg.snapshot import read_device_outputs
@@ -66,6 +66,39 @@ def test_every_secret_line_on_its_own_is_masked(platform: str):
     # Alone, a line must carry one of the keywords itself: no other line lets the passes run.
     for line, secret in CASES[platform][1]:
         assert secret not in get_platform(platform).mask_secrets(line), line
+
+
+# Fragments of every shape's words and syntax, in cases and spellings that fold (ſ is s, K is k, ß is
+# ss, İ is i and a dot), so the shortcuts mask_shapes takes meet every way its regexes match.
+_FRAGMENTS = [
+    "password", "PassWord", "paſswd", "api_key", "API-KEY", "token", "credentials", "secret",
+    "community", "psk", "key", "rx_buffer_passed_thres_phy", "Authorization", "Bearer ", "basic ",
+    '"', "'", ":", " :", "=", "::", " ", "\t", "\n", "\r\n", "[", "]", "{", "}", ",", "true",
+    MASK, "abc123XYZ", "Xy9+/aB=", "0", "ß", "İ", "-----BEGIN RSA PRIVATE KEY-----",
+    "-----END RSA PRIVATE KEY-----", "-----BEGIN OPENSSH PRIVATE KEY-----",
+]  # fmt: skip
+
+
+def _whole_text_masking(text: str) -> str:
+    """Every shape's regex over the whole text, unconditionally: what mask_shapes must equal."""
+    text = secrets._PRIVATE_KEY.sub(secrets._masked_key_block, text)
+    text = secrets._JSON_MEMBER.sub(secrets._masked_member, text)
+    for regex in (secrets._AUTHORIZATION, secrets._BEARER, secrets._BASIC):
+        text = regex.sub(rf"\1{MASK}", text)
+    return secrets._ASSIGNED.sub(secrets._masked_assignment, text)
+
+
+_NAMES = st.sampled_from(["password", "PassWord", "paſswd", "api_key", "authPassword", "keepalive", "x"])
+_SEPARATORS = st.sampled_from([":", " :", "\t:", "\n: ", ": ", "=", " = ", "::"])
+_VALUES = st.sampled_from(['"abc"', "abc", "123", '["a", 1]', '""', "true", f'"{MASK}"', "'q'"])
+# A JSON member or an assignment whole, which fragments alone would rarely spell.
+_MEMBERS = st.tuples(st.sampled_from(['"', ""]), _NAMES, st.sampled_from(['"', ""]), _SEPARATORS, _VALUES)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_FRAGMENTS), _MEMBERS.map("".join)), max_size=30).map("".join))
+def test_masking_by_shape_equals_every_regex_over_the_whole_text(text: str):
+    assert mask_shapes(text) == _whole_text_masking(text)
 
 
 # --- every form of secret, through the real pipeline -------------------------------------------------
