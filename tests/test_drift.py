@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 
-from netcfg.drift import drift
-from netcfg.model import DeviceState
+from hypothesis import given
+from hypothesis import settings as settings_
+from hypothesis import strategies as st
+
+from netcfg.drift import _text, drift, settings
+from netcfg.model import DeviceState, InterfaceState
 from netcfg.sources import intent_states
 
 
@@ -50,3 +54,51 @@ def test_unreadable_output_is_one_change_and_settings_read_on_both_sides_still_c
         ("leaf-su1-r1", "unreadable output", "none", "show running-config"),
         ("leaf-su1-r1", f"{first}.mtu", "9214", "1500"),
     ]
+
+
+_VALUES = [
+    None,
+    0,
+    1,
+    True,
+    False,
+    9214,
+    1500,
+    "x",
+    "unknown",
+    frozenset(),
+    frozenset({3}),
+    frozenset({3, 4}),
+]
+_VALUES += [{}, {26: 3}, {26: 4}, {"a": {1: 2}}]
+
+
+def _by_text(before: DeviceState, after: DeviceState) -> list[tuple[str, str, str]]:
+    """Every setting written out on both sides and compared as text: what drift must report."""
+
+    def written(state: DeviceState) -> dict[str, str]:
+        return {key: _text(value) for key, value in settings(state).items()}
+
+    a, b = written(before), written(after)
+    keys = sorted(set(a) | set(b))
+    return [
+        (k, a.get(k, "absent"), b.get(k, "absent")) for k in keys if a.get(k, "absent") != b.get(k, "absent")
+    ]
+
+
+@settings_(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_drift_reports_exactly_the_settings_whose_text_changed(lab_fabric, lab_policy, data):
+    leaf = intent_states(lab_fabric, lab_policy)["leaf-su1-r1"]
+    names = sorted(leaf.interfaces)
+    fields = [f.name for f in dataclasses.fields(InterfaceState) if f.name != "name"]
+    changed = dict(leaf.interfaces)
+    for _ in range(data.draw(st.integers(0, 6))):
+        port = data.draw(st.sampled_from(names))
+        field = data.draw(st.sampled_from(fields))
+        changed[port] = dataclasses.replace(changed[port], **{field: data.draw(st.sampled_from(_VALUES))})
+    if data.draw(st.booleans()):
+        changed.pop(data.draw(st.sampled_from(names)))
+    after = dataclasses.replace(leaf, interfaces=changed)
+    found = [(c.setting, c.before, c.after) for c in drift({"leaf": leaf}, {"leaf": after})]
+    assert found == _by_text(leaf, after)
