@@ -1,0 +1,108 @@
+"""The lossless domain along the planned paths: every link a NIC-to-NIC path crosses keeps the RoCE
+class lossless on both of its ends. Judged per link, reported per hop that breaks it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from netcfg.checks.device import PRIORITY_TRUST
+from netcfg.model import DeviceState, Endpoint, Link, Role
+from netcfg.rules import CheckContext, Issue, Severity, rule, show
+
+# The order a path from a NIC climbs the fabric: the first broken link of a path is its lowest.
+_TIER = {Role.HOST: 0, Role.LEAF: 1, Role.SPINE: 2, Role.SUPERSPINE: 3}
+_FIELDS = ("dscp_map", "tc_pfc", "pfc_enabled", "no_drop_priorities")
+
+
+@dataclass(frozen=True, slots=True)
+class EndVerdict:
+    """How one end of a link carries the RoCE DSCP: the PFC priority that pauses it there, whether
+    that end pauses it, and why not (None: it does, or what it does is unknown)."""
+
+    priority: int | None
+    broken: str | None
+
+
+def _end(ctx: CheckContext, end: Endpoint, cache: dict[str, int | None]) -> EndVerdict | None:
+    """The verdict on one end, None where the end's state or settings are unknown (no verdict)."""
+    state = ctx.states.get(end.device)
+    if state is None or "qos" not in state.facets or state.port_unread(end.interface, _FIELDS):
+        return None
+    port = state.interfaces.get(end.interface)
+    if port is None:
+        return None
+    dscp, want = ctx.policy.roce.dscp, ctx.policy.roce.priority
+    if port.trust in PRIORITY_TRUST:
+        # It classifies on the 802.1p priority the sender marks; `qos.trust` judges that choice.
+        priority = state.tc_pfc.get(want, want)
+    elif port.dscp_map is None:
+        priority = _priority(state, dscp, cache)
+    else:
+        priority = state.pfc_priority_of(dscp, end.interface)
+    if priority is None or port.no_drop_priorities is None:
+        return None
+    if priority != want:
+        return EndVerdict(priority, f"DSCP {dscp} rides priority {priority}, not {want}")
+    if port.pfc_enabled is False:
+        return EndVerdict(priority, "PFC off")
+    if priority not in port.no_drop_priorities:
+        return EndVerdict(priority, f"PFC pauses {show(port.no_drop_priorities)}, not {priority}")
+    return EndVerdict(priority, None)
+
+
+def _priority(state: DeviceState, dscp: int, cache: dict[str, int | None]) -> int | None:
+    """The device-wide priority of the DSCP, worked out once per device (a fabric has 65,536 links)."""
+    if state.name not in cache:
+        cache[state.name] = state.pfc_priority_of(dscp)
+    return cache[state.name]
+
+
+def _tier(ctx: CheckContext, link: Link) -> int:
+    return max(_TIER[ctx.fabric.devices[link.a.device].role], _TIER[ctx.fabric.devices[link.b.device].role])
+
+
+_CLASS = {1: "host-leaf", 2: "leaf-spine", 3: "spine-superspine"}
+
+
+@rule("lossless.path", Severity.ERROR, scope="fabric", facet=None, fields=_FIELDS)
+def check_path(ctx: CheckContext) -> Iterator[Issue]:
+    """Every planned path between two NICs (NIC, leaf, spine, super-spine and down again) is lossless
+    on every link it crosses: on both ends the RoCE DSCP maps to the policy's no-drop priority and PFC
+    pauses that priority. One end that drops the class breaks every path through the link, and a lossy
+    hop anywhere makes the whole RDMA flow lossy: it loses packets under congestion, and RoCE's
+    go-back-N retransmission turns each loss into a stall (Guo et al., SIGCOMM 2016; Zhu et al., DCQCN,
+    SIGCOMM 2015). Judged per link, so 32,768 GPUs cost one pass over the links, not every path: one
+    finding per device that breaks it, at the first broken link a path climbing from a NIC meets
+    there (the lowest tier), naming both ends and how many links of each tier it breaks. An end whose
+    state or settings are unknown gives no verdict here; the device rules name it as unknown."""
+    p = ctx.policy
+    if not p.lossless:
+        return
+    cache: dict[str, int | None] = {}
+    broken: dict[str, list[tuple[int, Link, EndVerdict, EndVerdict]]] = {}
+    for link in ctx.fabric.links:
+        a, b = _end(ctx, link.a, cache), _end(ctx, link.b, cache)
+        if a is None or b is None or (a.broken is None and b.broken is None):
+            continue
+        tier = _tier(ctx, link)
+        for end, mine, theirs in ((link.a, a, b), (link.b, b, a)):
+            if mine.broken is not None:
+                broken.setdefault(end.device, []).append((tier, link, mine, theirs))
+    for device in sorted(broken):
+        hops = sorted(broken[device], key=lambda h: (h[0], h[1].a.device, h[1].a.interface))
+        tier, link, mine, theirs = hops[0]
+        here, there = (link.a, link.b) if link.a.device == device else (link.b, link.a)
+        counts: dict[int, int] = {}
+        for t, *_ in hops:
+            counts[t] = counts.get(t, 0) + 1
+        spread = ", ".join(f"{n} {_CLASS.get(t, 'fabric')}" for t, n in sorted(counts.items()))
+        far = "lossless" if theirs.broken is None else theirs.broken
+        yield Issue(
+            device,
+            here.interface,
+            f"DSCP {p.roce.dscp} paused as priority {p.roce.priority} on both ends of every link",
+            mine.broken or "",
+            f"lossless path broken at {here} -- {there}: {mine.broken} at {here}, {far} at {there}; "
+            f"every NIC-to-NIC path through the {len(hops)} link(s) it breaks ({spread}) is lossy",
+        )
