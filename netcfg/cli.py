@@ -224,8 +224,9 @@ def cmd_lossless(args: argparse.Namespace, console: Console) -> int:
     return emit(report, args, console)
 
 
-# What `netcfg lossless` reports: the cross-device lossless rules and the PFC rules of every port.
-LOSSLESS_RULES = ("lossless.", "pfc.")
+# What `netcfg lossless` reports: the cross-device lossless rules, the PFC rules of every port, and
+# what could not be read or collected (a port the source does not show is unknown, not lossless).
+LOSSLESS_RULES = ("lossless.", "pfc.", "parse.", "state.", "collect.")
 
 
 @command("host-check")

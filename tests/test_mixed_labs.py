@@ -41,6 +41,7 @@ SEEDED_NVIDIA = {
     ("leaf-su2-r3", "ecn.enabled"),
     ("leaf-su2-r3", "link.dscp_mismatch"),
     ("leaf-su2-r3", "link.pfc_mismatch"),
+    ("leaf-su2-r3", "lossless.path"),
     ("leaf-su2-r3", "pfc.cable_length"),
     ("leaf-su2-r3", "pfc.no_drop_priorities"),
     ("leaf-su2-r3", "pfc.watchdog"),
@@ -67,6 +68,7 @@ SEEDED_MULTI = {
     # NX-OS: the RoCE qos-group's network-qos class pauses CoS 4 (and its ports pause 4: said once,
     # by qos.dscp_map).
     ("leaf-su1-r4", "link.pfc_mismatch"),
+    ("leaf-su1-r4", "lossless.path"),
     ("leaf-su1-r4", "qos.dscp_map"),
     ("leaf-su1-r4", "rail.qos_consistency"),
     # EOS: ECN off on the lossless queue.
@@ -79,6 +81,7 @@ SEEDED_MULTI = {
     ("leaf-su2-r4", "mtu.switch"),
     # Junos: the classifier misses DSCP 26.
     ("spine1", "link.dscp_mismatch"),
+    ("spine1", "lossless.path"),
     ("spine1", "qos.dscp_map"),
     # EOS: a spine without the PFC watchdog.
     ("spine2", "pfc.watchdog"),

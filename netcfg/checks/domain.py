@@ -40,12 +40,15 @@ def _end(ctx: CheckContext, end: Endpoint, cache: dict[str, int | None]) -> EndV
         priority = _priority(state, dscp, cache)
     else:
         priority = state.pfc_priority_of(dscp, end.interface)
-    if priority is None or port.no_drop_priorities is None:
-        return None
+    if priority is None:
+        # The map was read and holds no class for the DSCP: the device said so.
+        return EndVerdict(None, f"DSCP {dscp} in no class")
     if priority != want:
         return EndVerdict(priority, f"DSCP {dscp} rides priority {priority}, not {want}")
     if port.pfc_enabled is False:
         return EndVerdict(priority, "PFC off")
+    if port.no_drop_priorities is None:
+        return None
     if priority not in port.no_drop_priorities:
         return EndVerdict(priority, f"PFC pauses {show(port.no_drop_priorities)}, not {priority}")
     return EndVerdict(priority, None)
