@@ -397,6 +397,10 @@ class InterfaceState:
     # Host NICs: whether the NIC places RoCE packets that arrive out of order (needed under per-packet
     # adaptive routing). None: the source does not say.
     reorder_tolerant: bool | None = None
+    # Switch ports: whether the port forwards as a member of a switched (layer-2) segment, a VLAN or a
+    # bridge, rather than routing. None: the source does not say (a channel member, a platform whose
+    # default depends on a setting netcfg did not read).
+    switched: bool | None = None
 
 
 def _slot_copier(cls: type) -> Callable[[Any], Any]:

@@ -6,9 +6,13 @@ import json
 import re
 
 from netcfg.cli import main
+from netcfg.model import Device, Role
+from netcfg.platforms import get_platform
 from tests.conftest import ROOT
+from tests.demo_run import demo_report
 
 LAB = ROOT / "inventories" / "lab-deadlock" / "shared-asn.yaml"
+FIXTURES = ROOT / "tests" / "fixtures"
 
 
 def _lossless(capsys, configs) -> tuple[int, list[dict]]:
@@ -50,3 +54,83 @@ def test_a_port_the_config_does_not_show_gives_no_path_verdict(tmp_path, capsys)
     assert "lossless.path" not in {f["rule"] for f in findings}
     # What is unknown is said by the rule for it, once, and is not a pass.
     assert code == 1 and {f["rule"] for f in findings} <= {"parse.incomplete", "state.missing"}
+
+
+def _switched(platform: str, text: str) -> dict[str, bool | None]:
+    state = get_platform(platform).parse_config(text, Device("leaf1", Role.LEAF, platform))
+    assert not state.unparsed, state.unparsed
+    return {name: port.switched for name, port in state.interfaces.items()}
+
+
+def test_eos_ports_switch_unless_no_switchport_and_members_follow_their_channel():
+    ports = _switched("eos", (FIXTURES / "eos" / "running_config_production.cfg").read_text(encoding="utf-8"))
+    assert ports["Port-Channel10"] is True  # `switchport mode trunk`
+    assert ports["Ethernet4"] is True  # shut, but still a switchport in VLAN 1 (EOS's default)
+    assert ports["Ethernet1"] is ports["Ethernet31"] is False  # `no switchport`
+    assert ports["Ethernet34"] is None  # `channel-group 10`: forwards as Port-Channel10
+    assert ports["Management1"] is ports["Loopback0"] is None
+
+
+def test_nxos_ports_switch_only_where_a_switchport_line_says_so():
+    text = (
+        "!Command: show running-config\nversion 10.3(4a) Bios:version 05.47\nhostname leaf1\n"
+        "interface Ethernet1/1\n  switchport\n  switchport mode trunk\n  switchport trunk allowed vlan 711\n"
+        "  priority-flow-control mode on\n\ninterface Ethernet1/2\n  mtu 9216\n  no switchport\n"
+        "  ip address 10.1.0.0/31\n\ninterface Ethernet1/3\n  description spare\n\n"
+        "interface mgmt0\n  vrf member management\n"
+    )
+    ports = _switched("nxos", text)
+    # Without a line the mode is `system default switchport`'s, which differs by model: unknown.
+    assert (ports["Ethernet1/1"], ports["Ethernet1/2"], ports["Ethernet1/3"]) == (True, False, None)
+
+
+def test_cumulus_ports_route_unless_a_bridge_domain_takes_them_and_bond_members_follow_the_bond():
+    text = (
+        "nv set interface swp1-4 type swp\nnv set interface swp1-2 bridge domain br_default\n"
+        "nv set interface swp1 bridge domain br_default access 10\nnv set interface bond1 bond member swp3\n"
+        "nv set interface bond1 bridge domain br_default\nnv set interface swp4 ip address 10.1.0.1/31\n"
+        "nv set interface eth0 ip vrf mgmt\n"
+    )
+    ports = _switched("cumulus", text)
+    assert (ports["swp1"], ports["swp2"], ports["swp3"], ports["swp4"]) == (True, True, None, False)
+    assert ports["eth0"] is None
+
+
+def test_sonic_vlan_members_switch_channel_members_follow_the_channel_and_a_fragment_says_nothing():
+    db = json.loads((FIXTURES / "sonic" / "config_db_t0_vlan.json").read_text(encoding="utf-8"))
+    ports = _switched("sonic", json.dumps(db, indent=4))
+    assert (ports["Ethernet0"], ports["Ethernet4"], ports["Ethernet8"]) == (True, None, False)
+    fragment = {"PORT_QOS_MAP": db["PORT_QOS_MAP"]}
+    assert set(_switched("sonic", json.dumps(fragment, indent=4)).values()) == {None}
+
+
+def test_junos_units_of_ethernet_switching_switch_and_inet_routes_through_ranges_too():
+    text = (
+        "set version 23.4R2-S3.5-EVO\nset system host-name leaf1\n"
+        'set interfaces interface-range HOSTS member "et-0/0/[0-1]"\n'
+        "set interfaces interface-range HOSTS unit 0 family ethernet-switching vlan members GPU\n"
+        "set interfaces et-0/0/2 unit 0 family inet address 10.1.0.1/31\n"
+        "set interfaces et-0/0/3 description spare\n"
+        "set class-of-service interfaces et-0/0/3 scheduler-map SM\n"
+    )
+    ports = _switched("junos", text)
+    assert (ports["et-0/0/0"], ports["et-0/0/1"], ports["et-0/0/2"], ports["et-0/0/3"]) == (
+        True,
+        True,
+        False,
+        None,
+    )
+
+
+MULTI = ROOT / "inventories" / "lab-multi"
+
+
+def test_the_domain_faults_of_the_mixed_lab_are_named_exactly_once_per_platform(tmp_path):
+    report = demo_report(MULTI, tmp_path, "--faults", str(MULTI / "domain.yaml"))
+    assert sorted((f["rule"], f["device"], f["interface"]) for f in report["findings"]) == [
+        ("lossless.flooding", "leaf-su2-r1", "Ethernet1"),  # EOS
+        ("lossless.flooding", "leaf-su2-r2", "swp2"),  # Cumulus
+        ("lossless.flooding", "leaf-su2-r3", "Ethernet3"),  # SONiC
+        ("lossless.flooding", "leaf-su2-r4", "Ethernet1/4"),  # NX-OS
+        ("lossless.flooding", "spine1", "et-0/0/1"),  # Junos
+    ]

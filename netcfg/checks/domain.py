@@ -1,5 +1,6 @@
-"""The lossless domain along the planned paths: every link a NIC-to-NIC path crosses keeps the RoCE
-class lossless on both of its ends. Judged per link, reported per hop that breaks it."""
+"""The lossless domain: every link a planned NIC-to-NIC path crosses keeps the RoCE class lossless on
+both of its ends (judged per link, reported per hop that breaks it), and no lossless priority is
+flooded in a switched segment."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from netcfg.checks.device import PRIORITY_TRUST
-from netcfg.model import DeviceState, Endpoint, Link, Role
+from netcfg.model import Device, DeviceState, Endpoint, Link, Role
 from netcfg.rules import CheckContext, Issue, Severity, rule, show
 
 # The order a path from a NIC climbs the fabric: the first broken link of a path is its lowest.
@@ -109,3 +110,28 @@ def check_path(ctx: CheckContext) -> Iterator[Issue]:
             f"lossless path broken at {here} -- {there}: {mine.broken} at {here}, {far} at {there}; "
             f"every NIC-to-NIC path through the {len(hops)} link(s) it breaks ({spread}) is lossy",
         )
+
+
+@rule("lossless.flooding", Severity.ERROR, kinds=["switch"], fields=("switched", "no_drop_priorities"))
+def check_flooding(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
+    """No port that pauses a priority forwards in a switched (layer-2) segment, a VLAN or a bridge.
+    A switch floods a packet whose destination MAC it has not learnt, or whose ARP entry is
+    incomplete, to every port of the segment: lossless packets flooded that way pause ports that
+    were never on their path, and Microsoft's production PFC deadlock came from exactly that (Guo
+    et al., *RDMA over Commodity Ethernet at Scale*, SIGCOMM 2016; the fix was to drop lossless
+    packets rather than flood them). Routed ports (`no switchport`, a port outside every bridge, a
+    unit without `ethernet-switching`) carry the lossless class hop by hop. A port whose mode the
+    source does not show is not judged."""
+    for port in state.interfaces.values():
+        if port.switched and port.pfc_enabled is not False and port.no_drop_priorities:
+            yield Issue(
+                state.name,
+                port.name,
+                "a routed port for a lossless priority",
+                f"switched, pauses {show(port.no_drop_priorities)}",
+                f"{port.name} forwards in a switched segment and pauses priority "
+                f"{show(port.no_drop_priorities)}: lossless packets flooded in the segment pause ports "
+                "off their path (the flooding behind Microsoft's PFC deadlock, SIGCOMM 2016)",
+                file=state.source_file,
+                line=state.line_of(port.name, ("switched",)),
+            )

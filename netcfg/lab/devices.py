@@ -18,6 +18,7 @@ A faults file (YAML) changes settings or transport behaviour per device:
       leaf-su2-r3: {factory_qos: true}        # the platform's stock QoS (SONiC: the AZURE maps)
       leaf-su1-r4: {not_operational: [ecn]}   # ECN shown as applied, the hardware runs the stock ECN
       leaf-su1-r1: {static_routes: ["0.0.0.0/0 Ethernet31"]}   # a static default route toward a spine
+      leaf-su1-r2: {switched: [Ethernet1]}    # a host port in a VLAN (lossless packets flooded there)
       gpu08: {transport: unreachable}         # or auth_fail, silent, truncate, garble; slow_s: 2.5
 
 Load-balancing faults (policy `load_balancing`; docs/load-balancing.md):
@@ -137,6 +138,10 @@ class DeviceFaults(BaseModel):
         default_factory=dict, description="port -> the speed its link runs at (both ends), Gb/s"
     )
     link_down: list[str] = Field(default_factory=list, description="Ports whose link is down (both ends).")
+    switched: list[str] = Field(
+        default_factory=list,
+        description="Switch ports that forward in a switched segment (a VLAN or bridge) instead of routing.",
+    )
     flapping: list[str] = Field(
         default_factory=list, description="Ports whose link went down once more before every reading."
     )
@@ -356,6 +361,8 @@ def _static_route(text: str) -> StaticRoute:
 def apply_faults(state: DeviceState, faults: DeviceFaults, device: Device) -> DeviceState:
     """A copy of the state with the fault's setting changes applied."""
     _check_load_balancing(faults, device)
+    if faults.switched and not device.is_switch:
+        raise InputError(f"faults: devices.{device.name}.switched", "only a switch's ports switch")
     if faults.factory_qos:
         stock = simulator(device.platform).factory_qos(state, device)
         if stock is None:
@@ -406,6 +413,8 @@ def apply_faults(state: DeviceState, faults: DeviceFaults, device: Device) -> De
             port.speed_gbps = faults.speed_gbps[port.name]
         if port.name in faults.link_down:
             port.oper_up = False
+        if port.name in faults.switched:
+            port.switched = True
         if port.name in faults.pcie_width and port.pcie is not None:
             port.pcie = dataclasses.replace(port.pcie, width=faults.pcie_width[port.name])
         if port.name in faults.lb_mode:

@@ -60,7 +60,11 @@ def parse_config(text: str, device: Device) -> DeviceState:
         if shape is None:
             shape = resolved[block.body] = _resolve(block.body, profiles, pfc_off_line)
         state.interfaces[block.name] = port_copy(
-            shape.port, block.name, description=block.description, ecn=dict(shape.port.ecn)
+            shape.port,
+            block.name,
+            description=block.description,
+            ecn=dict(shape.port.ecn),
+            switched=_switched(block.name, block.body),
         )
         # Interned: every switch of a fabric has the same port names, so the keys are shared.
         loc = state.locations
@@ -228,6 +232,17 @@ def _resolve(body: str, profiles: dict[str, tuple[dict, Block]], pfc_off_line: i
         offsets.pop("pfc_enabled", None)
         lines["pfc_enabled"] = pfc_off_line
     return _Shape(port, offsets, lines)
+
+
+def _switched(name: str, body: str) -> bool | None:
+    """Whether an EOS interface switches: Ethernet and Port-Channel interfaces do unless the config says
+    `no switchport` (EOS's default is a switchport in VLAN 1, which the running config does not print);
+    a subinterface routes; a channel member forwards as its Port-Channel does."""
+    if "." in name:
+        return False
+    if not name.startswith(("Ethernet", "Port-Channel")) or "   channel-group " in body:
+        return None
+    return "   no switchport\n" not in body
 
 
 # `dcbx mode ieee` (Arista's DCBX guide; AVD's `dcbx mode`), `no dcbx mode`; EOS leaves DCBX off

@@ -85,6 +85,7 @@ def render_config(state: DeviceState) -> str:
                 name=name,
                 description=port.description,
                 mtu=port.mtu,
+                switched=port.switched,
                 # EOS runs DCBX only where asked (it is off by default): only a dialect is written.
                 dcbx=port.dcbx_mode if port.dcbx_mode in ("ieee", "cee") else None,
                 profile=PROFILE if shared else None,

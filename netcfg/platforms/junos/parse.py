@@ -86,6 +86,10 @@ class Cos:
     # `protocols dcbx interface NAME|all ...`: the DCBX mode (None: the statement names none, so the
     # default, auto-negotiate) with its line.
     dcbx: dict[str, tuple[str | None, int]] = field(default_factory=dict)
+    # `interfaces NAME unit N family F`: the families a port's (or a range's) units carry, with the
+    # first line naming each: `ethernet-switching` makes a unit switched, `inet`/`inet6` routed.
+    families: dict[str, dict[str, int]] = field(default_factory=dict)
+    range_families: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 def _int(word: str) -> int | None:
@@ -117,6 +121,8 @@ def read_cos(statements: list[Statement]) -> Cos:
             # A port's own MTU overrides its range's.
             if name in cos.range_mtu and port not in cos.mtu:
                 cos.mtu[port] = cos.range_mtu[name]
+            if name in cos.range_families and port not in cos.families:
+                cos.families[port] = cos.range_families[name]
     return cos
 
 
@@ -144,6 +150,8 @@ def _interface_range(cos: Cos, name: str, rest: tuple[str, ...], line: int) -> N
                 members.setdefault(f"{first.group(1)}{n}", line)
     elif rest[0] == "mtu" and len(rest) == 2 and _int(rest[1]) is not None:
         cos.range_mtu[name] = (int(rest[1]), line)
+    elif _family(rest) is not None:
+        cos.range_families.setdefault(name, {}).setdefault(_family(rest), line)
 
 
 def _dcbx(cos: Cos, name: str, rest: tuple[str, ...], line: int) -> None:
@@ -171,6 +179,17 @@ def _interface(cos: Cos, name: str, rest: tuple[str, ...], line: int) -> None:
         cos.mtu[name] = (int(rest[1]), line)
     elif rest[0] == "description" and len(rest) == 2:
         cos.description[name] = rest[1]
+    elif _family(rest) is not None:
+        cos.families.setdefault(name, {}).setdefault(_family(rest), line)
+
+
+def _family(rest: tuple[str, ...]) -> str | None:
+    """The family of a `unit N family F ...` statement."""
+    return rest[3] if len(rest) >= 4 and rest[0] == "unit" and rest[2] == "family" else None
+
+
+# A unit of one of these families routes; `ethernet-switching` switches.
+_ROUTED_FAMILIES = frozenset({"inet", "inet6", "mpls"})
 
 
 def _class_of_service(cos: Cos, kind: str, p: tuple[str, ...], line: int) -> None:
@@ -352,6 +371,12 @@ def cos_state(state: DeviceState, cos: Cos) -> None:
         iface.description = cos.description.get(port)
         if port in cos.mtu:
             iface.mtu, loc[sys.intern(f"{port}.mtu")] = cos.mtu[port]
+        families = cos.families.get(port, {})
+        if "ethernet-switching" in families:
+            iface.switched = True
+            loc[sys.intern(f"{port}.switched")] = families["ethernet-switching"]
+        elif not _ROUTED_FAMILIES.isdisjoint(families):
+            iface.switched = False
         dcbx = cos.dcbx.get(port) or cos.dcbx.get("all")
         if dcbx is not None:
             iface.dcbx_mode, loc[sys.intern(f"{port}.dcbx_mode")] = _DCBX_MODES.get(dcbx[0]), dcbx[1]

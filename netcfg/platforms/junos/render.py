@@ -72,6 +72,8 @@ def junos_form(state: DeviceState) -> DeviceState:
             name=name,
             description=port.description,
             mtu=port.mtu,
+            # Only a switched unit is written: rendered intent names no unit families.
+            switched=True if port.switched else None,
             trust=trust,
             pfc_enabled=bool(no_drop),
             no_drop_priorities=no_drop,
@@ -190,6 +192,7 @@ def render_config(state: DeviceState) -> str:
                 name=name,
                 description=_word(port.description) if port.description else None,
                 mtu=port.mtu,
+                switched=port.switched,
                 cnp=port_profile.get(name),
                 scheduler_map=port_scheduler_map.get(name),
                 classifier=classifier,

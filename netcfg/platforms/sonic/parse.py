@@ -49,6 +49,7 @@ def parse_db(db: ConfigDb, name: str, platform: str) -> DeviceState:
     _read_queues(read, db, state)
     _read_buffers(read, db, state)
     _read_watchdog(read, db, state)
+    _read_switching(db, state)
     state.hash_fields, where = read_hash(db)
     _at(state.locations, "hash_fields", db.line(*where) if where else None)
     state.locations[""] = 1
@@ -151,6 +152,22 @@ def _read_ports(read: _Reader, db: ConfigDb, state: DeviceState) -> None:
                 raise read.bad(path, f"is {text[:20]!r}; expected metres such as '5m'")
             state.interfaces[name].cable_m = read.number(path, text[:-1], 100_000)
             _at(loc, sys.intern(f"{name}.cable_m"), db.line(*path))
+
+
+def _read_switching(db: ConfigDb, state: DeviceState) -> None:
+    """A port in VLAN_MEMBER switches in its VLAN; a PORTCHANNEL_MEMBER forwards as its channel; any
+    other port of a whole config_db is in no VLAN. A fragment (a qos.json) does not say."""
+    vlans, channels = db.table("VLAN_MEMBER"), db.table("PORTCHANNEL_MEMBER")
+    if vlans is None or channels is None:
+        return
+    members = {key.partition("|")[2]: key for key in vlans}
+    bundled = {key.partition("|")[2] for key in channels}
+    for name, port in state.interfaces.items():
+        if name in bundled:
+            continue
+        port.switched = name in members
+        if port.switched:
+            _at(state.locations, sys.intern(f"{name}.switched"), db.line("VLAN_MEMBER", members[name]))
 
 
 def _read_bindings(read: _Reader, db: ConfigDb, state: DeviceState) -> None:

@@ -57,6 +57,9 @@ def device_text(doc: dict) -> str:
     return json.dumps(doc, indent=4, sort_keys=True) + "\n"
 
 
+HOST_VLAN = "Vlan1000"
+
+
 def config_db(state: DeviceState) -> dict:
     ports = [state.interfaces[n] for n in sorted(state.interfaces, key=port_sort_key)]
     names = {kind: state.qos_names.get(kind, OWN) for kind in MAP_TABLES}
@@ -76,6 +79,11 @@ def config_db(state: DeviceState) -> dict:
     cables = {p.name: f"{p.cable_m}m" for p in ports if p.cable_m is not None}
     if cables:
         doc["CABLE_LENGTH"] = {CABLE_LENGTH_KEY: cables}
+    switched = [p.name for p in ports if p.switched]
+    if switched:
+        # One untagged VLAN, as SONiC's T0 preset puts its server ports in Vlan1000.
+        doc["VLAN"] = {HOST_VLAN: {"vlanid": HOST_VLAN[4:]}}
+        doc["VLAN_MEMBER"] = {f"{HOST_VLAN}|{name}": {"tagging_mode": "untagged"} for name in switched}
     switch_hash = balancing.render_table(state.hash_fields)
     if switch_hash is not None:
         doc[balancing.TABLE] = switch_hash
