@@ -43,8 +43,10 @@ def test_one_lossy_spine_port_is_one_path_finding_naming_both_ends(tmp_path, cap
     assert code == 1
     paths = [f for f in findings if f["rule"] == "lossless.path"]
     assert [(f["device"], f["interface"], f["actual"]) for f in paths] == [("spine1", "Ethernet3", "PFC off")]
-    assert "spine1:Ethernet3 -- leaf-su1-r3:Ethernet31" in paths[0]["message"]
-    assert "lossless at leaf-su1-r3:Ethernet31" in paths[0]["message"]
+    assert (
+        "PFC off at spine1:Ethernet3 (its link's far end leaf-su1-r3:Ethernet31: lossless)"
+        in (paths[0]["message"])
+    )
 
 
 def test_a_port_the_config_does_not_show_gives_no_path_verdict(tmp_path, capsys):
@@ -128,9 +130,21 @@ MULTI = ROOT / "inventories" / "lab-multi"
 def test_the_domain_faults_of_the_mixed_lab_are_named_exactly_once_per_platform(tmp_path):
     report = demo_report(MULTI, tmp_path, "--faults", str(MULTI / "domain.yaml"))
     assert sorted((f["rule"], f["device"], f["interface"]) for f in report["findings"]) == [
+        # A port cabled to a device outside the plan (LLDP names it) that pauses the RoCE priority.
+        ("lossless.boundary", "leaf-su1-r1", "Ethernet33"),  # EOS
+        ("lossless.boundary", "leaf-su1-r2", "swp33"),  # Cumulus
+        ("lossless.boundary", "leaf-su1-r3", "Ethernet128"),  # SONiC
+        ("lossless.boundary", "leaf-su1-r4", "Ethernet1/33"),  # NX-OS
+        ("lossless.boundary", "spine1", "et-0/0/9"),  # Junos
+        ("lossless.boundary", "spine2", "Ethernet9"),  # EOS spine
+        # A port that pauses in a switched segment.
         ("lossless.flooding", "leaf-su2-r1", "Ethernet1"),  # EOS
         ("lossless.flooding", "leaf-su2-r2", "swp2"),  # Cumulus
         ("lossless.flooding", "leaf-su2-r3", "Ethernet3"),  # SONiC
         ("lossless.flooding", "leaf-su2-r4", "Ethernet1/4"),  # NX-OS
         ("lossless.flooding", "spine1", "et-0/0/1"),  # Junos
+        # The watchdog judged on a pausing port outside the plan too.
+        ("pfc.watchdog", "leaf-su1-r1", "Ethernet33"),
     ]
+    boundary = next(f for f in report["findings"] if f["interface"] == "Ethernet128")
+    assert "toward storage2:eth1 (seen by LLDP)" in boundary["message"]

@@ -81,7 +81,6 @@ SEEDED_MULTI = {
     ("leaf-su2-r4", "mtu.switch"),
     # Junos: the classifier misses DSCP 26.
     ("spine1", "link.dscp_mismatch"),
-    ("spine1", "lossless.path"),
     ("spine1", "qos.dscp_map"),
     # EOS: a spine without the PFC watchdog.
     ("spine2", "pfc.watchdog"),

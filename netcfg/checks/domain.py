@@ -1,6 +1,6 @@
 """The lossless domain: every link a planned NIC-to-NIC path crosses keeps the RoCE class lossless on
-both of its ends (judged per link, reported per hop that breaks it), and no lossless priority is
-flooded in a switched segment."""
+both of its ends (judged per link, reported per hop that breaks it), no lossless priority is flooded
+in a switched segment, and none is paused toward a device outside the fabric."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from netcfg.checks.device import PRIORITY_TRUST
-from netcfg.model import Device, DeviceState, Endpoint, Link, Role
-from netcfg.rules import CheckContext, Issue, Severity, rule, show
+from netcfg.model import Device, DeviceState, Endpoint, Link, Role, port_ranges
+from netcfg.rules import CheckContext, Issue, Severity, fabric_port_names, rule, show
 
 # The order a path from a NIC climbs the fabric: the first broken link of a path is its lowest.
 _TIER = {Role.HOST: 0, Role.LEAF: 1, Role.SPINE: 2, Role.SUPERSPINE: 3}
@@ -23,6 +23,8 @@ class EndVerdict:
 
     priority: int | None
     broken: str | None
+    # The setting that breaks it, where a finding points in the device's config.
+    setting: str = "dscp_map"
 
 
 def _end(ctx: CheckContext, end: Endpoint, cache: dict[str, int | None]) -> EndVerdict | None:
@@ -42,16 +44,18 @@ def _end(ctx: CheckContext, end: Endpoint, cache: dict[str, int | None]) -> EndV
     else:
         priority = state.pfc_priority_of(dscp, end.interface)
     if priority is None:
-        # The map was read and holds no class for the DSCP: the device said so.
-        return EndVerdict(None, f"DSCP {dscp} in no class")
+        # A DSCP the map holds no class for: `qos.dscp_map` names it, whose class is unknown.
+        return None
     if priority != want:
         return EndVerdict(priority, f"DSCP {dscp} rides priority {priority}, not {want}")
     if port.pfc_enabled is False:
-        return EndVerdict(priority, "PFC off")
+        return EndVerdict(priority, "PFC off", "pfc_enabled")
     if port.no_drop_priorities is None:
         return None
     if priority not in port.no_drop_priorities:
-        return EndVerdict(priority, f"PFC pauses {show(port.no_drop_priorities)}, not {priority}")
+        return EndVerdict(
+            priority, f"PFC pauses {show(port.no_drop_priorities)}, not {priority}", "no_drop_priorities"
+        )
     return EndVerdict(priority, None)
 
 
@@ -77,9 +81,10 @@ def check_path(ctx: CheckContext) -> Iterator[Issue]:
     hop anywhere makes the whole RDMA flow lossy: it loses packets under congestion, and RoCE's
     go-back-N retransmission turns each loss into a stall (Guo et al., SIGCOMM 2016; Zhu et al., DCQCN,
     SIGCOMM 2015). Judged per link, so 32,768 GPUs cost one pass over the links, not every path: one
-    finding per device that breaks it, at the first broken link a path climbing from a NIC meets
-    there (the lowest tier), naming both ends and how many links of each tier it breaks. An end whose
-    state or settings are unknown gives no verdict here; the device rules name it as unknown."""
+    finding per device that breaks it, on the ports it breaks, naming the first broken link a path
+    climbing from a NIC meets there (the lowest tier) with both its ends, and how many links of each
+    tier it breaks. An end whose state or settings are unknown gives no verdict here; the device
+    rules name it as unknown."""
     p = ctx.policy
     if not p.lossless:
         return
@@ -102,13 +107,19 @@ def check_path(ctx: CheckContext) -> Iterator[Issue]:
             counts[t] = counts.get(t, 0) + 1
         spread = ", ".join(f"{n} {_CLASS.get(t, 'fabric')}" for t, n in sorted(counts.items()))
         far = "lossless" if theirs.broken is None else theirs.broken
+        state = ctx.states[device]
+        # Every port it breaks, as reports name ports: a hop that drops the class on all of its
+        # ports is a switch-wide fault, not the fault of the host on its first port.
+        ports = [end.interface for _, link, _, _ in hops for end in (link.a, link.b) if end.device == device]
         yield Issue(
             device,
-            here.interface,
+            port_ranges(ports),
             f"DSCP {p.roce.dscp} paused as priority {p.roce.priority} on both ends of every link",
             mine.broken or "",
-            f"lossless path broken at {here} -- {there}: {mine.broken} at {here}, {far} at {there}; "
-            f"every NIC-to-NIC path through the {len(hops)} link(s) it breaks ({spread}) is lossy",
+            f"a lossy hop on the lossless path: {mine.broken} at {here} (its link's far end {there}: "
+            f"{far}); every NIC-to-NIC path through the {len(hops)} link(s) it breaks ({spread}) is lossy",
+            file=state.source_file,
+            line=state.line_of(here.interface, (mine.setting,)),
         )
 
 
@@ -135,3 +146,36 @@ def check_flooding(state: DeviceState, device: Device, ctx: CheckContext) -> Ite
                 file=state.source_file,
                 line=state.line_of(port.name, ("switched",)),
             )
+
+
+@rule(
+    "lossless.boundary", Severity.ERROR, kinds=["switch"], facet="lldp", fields=("no_drop_priorities", "lldp")
+)
+def check_boundary(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
+    """No port that pauses a priority faces a device outside the fabric's plan (a frontend router, a
+    storage array, a management switch): the lossless domain ends at the backend fabric's own links.
+    Pauses sent across the boundary stop a network that sized no headroom for them and spread
+    head-of-line blocking into it, and lossless traffic routed out that way is lossy on the far side
+    anyway. Judged where LLDP names the neighbour (a device the inventory does not hold, on a port no
+    planned link uses); a port that hears no one is not judged."""
+    if "qos" not in state.facets:
+        return
+    planned = set(fabric_port_names(device, ctx))
+    for neighbour in state.lldp:
+        local = neighbour.local_interface
+        if local in planned or neighbour.system_name in ctx.fabric.devices:
+            continue
+        port = state.interfaces.get(local)
+        if port is None or port.pfc_enabled is False or not port.no_drop_priorities:
+            continue
+        yield Issue(
+            state.name,
+            local,
+            "no PFC toward a device outside the fabric",
+            f"pauses {show(port.no_drop_priorities)} toward {neighbour.system_name}",
+            f"{local} pauses priority {show(port.no_drop_priorities)} toward {neighbour.system_name}:"
+            f"{neighbour.port} (seen by LLDP), which is not in the fabric's plan: the lossless domain "
+            "crosses into a network outside it (pauses it sized no headroom for, and lossy beyond)",
+            file=state.source_file,
+            line=state.line_of(local, ("no_drop_priorities",)),
+        )

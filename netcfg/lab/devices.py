@@ -18,6 +18,7 @@ A faults file (YAML) changes settings or transport behaviour per device:
       leaf-su2-r3: {factory_qos: true}        # the platform's stock QoS (SONiC: the AZURE maps)
       leaf-su1-r4: {not_operational: [ecn]}   # ECN shown as applied, the hardware runs the stock ECN
       leaf-su1-r1: {static_routes: ["0.0.0.0/0 Ethernet31"]}   # a static default route toward a spine
+      leaf-su1-r2: {outside: {Ethernet33: "storage1:eth0"}}   # a port cabled to a device outside the plan
       leaf-su1-r2: {switched: [Ethernet1]}    # a host port in a VLAN (lossless packets flooded there)
       gpu08: {transport: unreachable}         # or auth_fail, silent, truncate, garble; slow_s: 2.5
 
@@ -80,6 +81,7 @@ from netcfg.model import (
     LldpNeighbor,
     Nic,
     StaticRoute,
+    port_copy,
 )
 from netcfg.platforms.simulator import simulator
 from netcfg.policy import MAX_SEED, HashField, LbMode, Policy
@@ -138,6 +140,11 @@ class DeviceFaults(BaseModel):
         default_factory=dict, description="port -> the speed its link runs at (both ends), Gb/s"
     )
     link_down: list[str] = Field(default_factory=list, description="Ports whose link is down (both ends).")
+    outside: dict[str, Annotated[str, Field(pattern=r"^[^:\s]+:\S+$")]] = Field(
+        default_factory=dict,
+        description="port -> 'device:port' of a device outside the plan cabled to it (a storage array, a "
+        "frontend router), the port set up as the switch's fabric ports are",
+    )
     switched: list[str] = Field(
         default_factory=list,
         description="Switch ports that forward in a switched segment (a VLAN or bridge) instead of routing.",
@@ -379,6 +386,17 @@ def apply_faults(state: DeviceState, faults: DeviceFaults, device: Device) -> De
         lldp=list(state.lldp),
         static_routes=[*(state.static_routes or ()), *map(_static_route, faults.static_routes)] or None,
     )
+    if faults.outside:
+        # Set up as the fabric ports are: what an `interface range` over every port leaves behind.
+        model = next(iter(state.interfaces.values()))
+        for local, seen in faults.outside.items():
+            if local in state.interfaces:
+                raise InputError(
+                    f"faults: devices.{device.name}.outside.{local}", "expected a port no planned link uses"
+                )
+            state.interfaces[local] = port_copy(model, local, description=seen, ecn=dict(model.ecn))
+            peer, _, port = seen.partition(":")
+            state.lldp.append(LldpNeighbor(local, peer, port))
     for tc, priority in faults.pfc_pause_priority.items():
         paused_by = state.tc_pfc.get(tc, tc)
         state.tc_pfc[tc] = priority

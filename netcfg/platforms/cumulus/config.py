@@ -82,7 +82,9 @@ def _resolve(config: Config, state: DeviceState) -> tuple[DeviceState, Globals]:
         # 9216 is the switch ports' default; eth0 and lo have their own.
         default_mtu = DEFAULT_MTU if (port.type or name[:3]) == "swp" else None
         iface = InterfaceState(name=name, description=port.description, mtu=port.mtu or default_mtu)
-        _port_qos(config, g, port, iface)
+        if default_mtu is not None:
+            # NVUE's QoS runs on the switch ports: eth0 and lo are the CPU's, and pause nothing.
+            _port_qos(config, g, port, iface)
         iface.watchdog = port.watchdog
         if default_mtu is not None and not port.bond_member:
             # A switch port routes unless a bridge domain takes it in (NVUE's ports are layer 3).

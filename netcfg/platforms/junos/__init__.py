@@ -55,6 +55,7 @@ class Junos(Platform):
         r"show interfaces queue",
     )
     port_buffer_settings: ClassVar[frozenset[str]] = frozenset({"cable_m"})
+    renders_routed_ports: ClassVar[bool] = False
     default_cable_m: ClassVar[int | None] = facts.DEFAULT_CABLE_M
     rule_modules: ClassVar[tuple[str, ...]] = ("netcfg.platforms.junos.rules",)
     load_balancing: ClassVar[LoadBalancing] = balancing.SUPPORT
