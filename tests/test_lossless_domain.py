@@ -143,8 +143,63 @@ def test_the_domain_faults_of_the_mixed_lab_are_named_exactly_once_per_platform(
         ("lossless.flooding", "leaf-su2-r3", "Ethernet3"),  # SONiC
         ("lossless.flooding", "leaf-su2-r4", "Ethernet1/4"),  # NX-OS
         ("lossless.flooding", "spine1", "et-0/0/1"),  # Junos
+        # A switch that re-marks RoCE on every port it leaves by: one path finding for the hop.
+        ("lossless.path", "leaf-su2-r3", "Ethernet1-4,31-32"),  # SONiC TC_TO_DSCP_MAP
+        ("lossless.path", "spine1", "et-0/0/1-8"),  # Junos rewrite-rules
+        ("lossless.path", "spine2", "Ethernet1-8"),  # EOS qos rewrite dscp
         # The watchdog judged on a pausing port outside the plan too.
         ("pfc.watchdog", "leaf-su1-r1", "Ethernet33"),
     ]
     boundary = next(f for f in report["findings"] if f["interface"] == "Ethernet128")
     assert "toward storage2:eth1 (seen by LLDP)" in boundary["message"]
+    remarked = {f["device"]: f["actual"] for f in report["findings"] if f["rule"] == "lossless.path"}
+    assert remarked == {
+        "leaf-su2-r3": "re-marks DSCP 26 to 10",
+        "spine1": "re-marks DSCP 26 to 34",
+        "spine2": "re-marks DSCP 26 to 24",
+    }
+
+
+def _rewrites(platform: str, text: str) -> dict[str, dict | None]:
+    state = get_platform(platform).parse_config(text, Device("leaf1", Role.LEAF, platform))
+    assert not state.unparsed, state.unparsed
+    return {name: port.dscp_rewrite for name, port in state.interfaces.items()}
+
+
+def test_eos_rewrites_only_where_qos_rewrite_dscp_is_on_and_an_unmapped_class_is_unknown():
+    base = (FIXTURES / "eos" / "running_config_production.cfg").read_text(encoding="utf-8")
+    assert _rewrites("eos", base)["Ethernet1"] == {}
+    on = base.replace("\nend", "\nqos rewrite dscp\nqos map traffic-class 3 to dscp 24\nend")
+    rewrite = _rewrites("eos", on)["Ethernet1"]
+    assert rewrite is not None and rewrite[3] == 24
+    # Classes without a line take EOS's default rewrite map, which the config does not show.
+    assert rewrite[1] is None
+
+
+def test_sonic_rewrites_by_the_tc_to_dscp_map_a_port_binds():
+    db = json.loads((FIXTURES / "sonic" / "config_db_t0_vlan.json").read_text(encoding="utf-8"))
+    db["TC_TO_DSCP_MAP"] = {"REMARK": {"3": "24", "4": "24"}}
+    db["PORT_QOS_MAP"] = {
+        "Ethernet0": {**db["PORT_QOS_MAP"]["Ethernet0,Ethernet4,Ethernet8"], "tc_to_dscp_map": "REMARK"},
+        "Ethernet4": db["PORT_QOS_MAP"]["Ethernet0,Ethernet4,Ethernet8"],
+        "Ethernet8": {"tc_to_dscp_map": "UNDEFINED"},
+    }
+    ports = _rewrites("sonic", json.dumps(db, indent=4))
+    assert (ports["Ethernet0"], ports["Ethernet4"], ports["Ethernet8"]) == ({3: 24, 4: 24}, {}, None)
+
+
+def test_junos_rewrites_by_the_rule_a_unit_binds_and_default_is_unknown():
+    text = (
+        "set version 23.4R2-S3.5-EVO\nset system host-name leaf1\n"
+        "set class-of-service forwarding-classes class ROCE queue-num 3 no-loss pfc-priority 3\n"
+        "set class-of-service classifiers dscp ROCE-DSCP forwarding-class ROCE loss-priority low "
+        "code-points 011010\n"
+        "set class-of-service rewrite-rules dscp REMARK forwarding-class ROCE loss-priority low "
+        "code-point 011000\n"
+        "set class-of-service interfaces et-0/0/0 unit * classifiers dscp ROCE-DSCP\n"
+        "set class-of-service interfaces et-0/0/0 unit 0 rewrite-rules dscp REMARK\n"
+        "set class-of-service interfaces et-0/0/1 unit * classifiers dscp ROCE-DSCP\n"
+        "set class-of-service interfaces et-0/0/2 unit 0 rewrite-rules dscp default\n"
+    )
+    ports = _rewrites("junos", text)
+    assert (ports["et-0/0/0"], ports["et-0/0/1"], ports["et-0/0/2"]) == ({3: 24}, {}, None)

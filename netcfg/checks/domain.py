@@ -13,7 +13,7 @@ from netcfg.rules import CheckContext, Issue, Severity, fabric_port_names, rule,
 
 # The order a path from a NIC climbs the fabric: the first broken link of a path is its lowest.
 _TIER = {Role.HOST: 0, Role.LEAF: 1, Role.SPINE: 2, Role.SUPERSPINE: 3}
-_FIELDS = ("dscp_map", "tc_pfc", "pfc_enabled", "no_drop_priorities")
+_FIELDS = ("dscp_map", "tc_pfc", "pfc_enabled", "no_drop_priorities", "dscp_rewrite")
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +56,16 @@ def _end(ctx: CheckContext, end: Endpoint, cache: dict[str, int | None]) -> EndV
         return EndVerdict(
             priority, f"PFC pauses {show(port.no_drop_priorities)}, not {priority}", "no_drop_priorities"
         )
+    rewrite = port.dscp_rewrite
+    if rewrite:
+        # Re-marked on the way out: the next hop classifies the new DSCP, not RoCE's.
+        tc = want if port.trust in PRIORITY_TRUST else state.dscp_priority(dscp, end.interface)
+        if tc in rewrite:
+            new = rewrite[tc]
+            if new is None:
+                return None
+            if new != dscp:
+                return EndVerdict(priority, f"re-marks DSCP {dscp} to {new}", "dscp_rewrite")
     return EndVerdict(priority, None)
 
 

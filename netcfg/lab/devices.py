@@ -19,6 +19,7 @@ A faults file (YAML) changes settings or transport behaviour per device:
       leaf-su1-r4: {not_operational: [ecn]}   # ECN shown as applied, the hardware runs the stock ECN
       leaf-su1-r1: {static_routes: ["0.0.0.0/0 Ethernet31"]}   # a static default route toward a spine
       leaf-su1-r2: {outside: {Ethernet33: "storage1:eth0"}}   # a port cabled to a device outside the plan
+      spine1: {dscp_rewrite: {26: 24}}        # RoCE re-marked to DSCP 24 on the way out
       leaf-su1-r2: {switched: [Ethernet1]}    # a host port in a VLAN (lossless packets flooded there)
       gpu08: {transport: unreachable}         # or auth_fail, silent, truncate, garble; slow_s: 2.5
 
@@ -144,6 +145,10 @@ class DeviceFaults(BaseModel):
         default_factory=dict,
         description="port -> 'device:port' of a device outside the plan cabled to it (a storage array, a "
         "frontend router), the port set up as the switch's fabric ports are",
+    )
+    dscp_rewrite: dict[Annotated[int, Field(ge=0, le=63)], Annotated[int, Field(ge=0, le=63)]] = Field(
+        default_factory=dict,
+        description="DSCP -> the DSCP the switch re-marks it to on every port it leaves by (DSCP rewrite)",
     )
     switched: list[str] = Field(
         default_factory=list,
@@ -370,6 +375,11 @@ def apply_faults(state: DeviceState, faults: DeviceFaults, device: Device) -> De
     _check_load_balancing(faults, device)
     if faults.switched and not device.is_switch:
         raise InputError(f"faults: devices.{device.name}.switched", "only a switch's ports switch")
+    if faults.dscp_rewrite and not simulator(device.platform).platform.reads_dscp_rewrite:
+        raise InputError(
+            f"faults: devices.{device.name}.dscp_rewrite",
+            f"platform {device.platform} shows no DSCP rewrite netcfg reads (EOS, SONiC and Junos do)",
+        )
     if faults.factory_qos:
         stock = simulator(device.platform).factory_qos(state, device)
         if stock is None:
@@ -433,6 +443,12 @@ def apply_faults(state: DeviceState, faults: DeviceFaults, device: Device) -> De
             port.oper_up = False
         if port.name in faults.switched:
             port.switched = True
+        if faults.dscp_rewrite:
+            classes = {state.dscp_priority(d, port.name): new for d, new in faults.dscp_rewrite.items()}
+            port.dscp_rewrite = {
+                **(port.dscp_rewrite or {}),
+                **{tc: d for tc, d in classes.items() if tc is not None},
+            }
         if port.name in faults.pcie_width and port.pcie is not None:
             port.pcie = dataclasses.replace(port.pcie, width=faults.pcie_width[port.name])
         if port.name in faults.lb_mode:

@@ -142,6 +142,9 @@ class Platform(ABC):
     # `no switchport`; Cumulus and SONiC ports route unless a bridge or VLAN takes them in). Junos's
     # rendering writes no unit families, so what its ports forward as is the operator's.
     renders_routed_ports: ClassVar[bool] = True
+    # Whether the platform reads a port's DSCP rewrite (re-marking) from its config: a config that
+    # shows none then re-marks nothing. Where it does not, what a port re-marks is unknown.
+    reads_dscp_rewrite: ClassVar[bool] = False
     # The cable length the platform assumes when none is set, metres (named in the cable-length warning).
     default_cable_m: ClassVar[int | None] = None
     # Modules holding the platform's own rules (its known stock traps, named as operators know them);

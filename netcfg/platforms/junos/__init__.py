@@ -41,6 +41,7 @@ RUNNING_CONFIG = "configuration"
 class Junos(Platform):
     name: ClassVar[str] = "junos"
     kind: ClassVar = "switch"
+    reads_dscp_rewrite: ClassVar[bool] = True
     netmiko_device_type: ClassVar[str] = "juniper_junos"
     config_suffix: ClassVar[str] = ".set"
     description: ClassVar[str] = "Juniper Junos (QFX) switch"

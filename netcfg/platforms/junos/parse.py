@@ -64,6 +64,7 @@ class Binding:
     scheduler_map: tuple[str, int] | None = None
     dscp: tuple[str, int] | None = None
     ieee: tuple[str, int] | None = None
+    rewrite: tuple[str, int] | None = None
 
 
 @dataclass(slots=True)
@@ -89,6 +90,9 @@ class Cos:
     # `interfaces NAME unit N family F`: the families a port's (or a range's) units carry, with the
     # first line naming each: `ethernet-switching` makes a unit switched, `inet`/`inet6` routed.
     families: dict[str, dict[str, int]] = field(default_factory=dict)
+    # `rewrite-rules dscp NAME forwarding-class FC loss-priority low code-point BITS`: NAME -> FC ->
+    # the DSCP packets of that class leave with.
+    dscp_rewrites: dict[str, dict[str, int]] = field(default_factory=dict)
     range_families: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
@@ -211,6 +215,12 @@ def _class_of_service(cos: Cos, kind: str, p: tuple[str, ...], line: int) -> Non
             dscp = facts.code_point(point, 6, facts.DSCP_ALIASES | cos.dscp_aliases)
             if dscp is not None:
                 entry[dscp] = (p[3], line)
+    elif kind == "rewrite-rules" and p[0] == "dscp" and len(p) >= 4 and p[2] == "forwarding-class":
+        point = _after(p, "code-point")
+        low = _after(p, "loss-priority") in (None, "low")
+        dscp = facts.code_point(point, 6, facts.DSCP_ALIASES | cos.dscp_aliases) if point else None
+        if dscp is not None and low:
+            cos.dscp_rewrites.setdefault(p[1], {}).setdefault(p[3], dscp)
     elif kind == "drop-profiles" and len(p) == 4 and p[1] == "interpolate":
         _drop_point(cos.drop_profiles.setdefault(p[0], DropProfile()), p[2], p[3])
     elif kind == "drop-profiles" and len(p) >= 3 and p[1] == "fill-level":
@@ -290,6 +300,8 @@ def _binding(cos: Cos, name: str, p: tuple[str, ...], line: int) -> None:
         binding.dscp = (p[2], line)
     elif len(p) == 3 and p[0] == "classifiers" and p[1] == "ieee-802.1":
         binding.ieee = (p[2], line)
+    elif len(p) == 3 and p[0] == "rewrite-rules" and p[1] == "dscp":
+        binding.rewrite = (p[2], line)
 
 
 # --- from objects to the vendor-neutral chain ----------------------------------------------------
@@ -306,7 +318,7 @@ def effective_bindings(cos: Cos) -> dict[str, Binding]:
         for layer in layers:
             if layer is None:
                 continue
-            for name in ("cnp", "scheduler_map", "dscp", "ieee"):
+            for name in ("cnp", "scheduler_map", "dscp", "ieee", "rewrite"):
                 value = getattr(layer, name)
                 if value is not None:
                     setattr(merged, name, value)
@@ -391,6 +403,9 @@ def cos_state(state: DeviceState, cos: Cos) -> None:
         classified = binding.dscp or binding.ieee
         if classified is not None:
             loc[sys.intern(f"{port}.trust")] = loc[sys.intern(f"{port}.dscp_map")] = classified[1]
+        iface.dscp_rewrite = _port_rewrite(cos, binding, numbers)
+        if binding.rewrite is not None:
+            loc[sys.intern(f"{port}.dscp_rewrite")] = binding.rewrite[1]
         _port_pfc(iface, cos, binding, port_map, lossless, loc, watchdogs)
         _port_schedulers(iface, cos, binding, classes, loc)
     state.watchdog = _watchdog(watchdogs)
@@ -398,6 +413,17 @@ def cos_state(state: DeviceState, cos: Cos) -> None:
         state.locations["watchdog"] = min(w.watchdog or 0 for w in watchdogs)
     if "tc_queue" in cos.first_line:
         state.locations["tc_queue"] = cos.first_line["tc_queue"]
+
+
+def _port_rewrite(cos: Cos, binding: Binding, numbers: dict[str, int | None]) -> dict[int, int | None] | None:
+    """What a port re-marks: the DSCP rewrite rule its unit binds, by traffic class; a QFX applies
+    none unless bound. `default` (Junos's own rule) or a rule the config does not define: unknown."""
+    if binding.rewrite is None:
+        return {}
+    rules = cos.dscp_rewrites.get(binding.rewrite[0])
+    if rules is None:
+        return None
+    return {tc: dscp for fc, dscp in rules.items() if (tc := numbers.get(fc)) is not None}
 
 
 def _dscp_map(entries: dict[int, tuple[str, int]], numbers: dict[str, int | None]) -> dict[int, int]:

@@ -58,6 +58,7 @@ def device_text(doc: dict) -> str:
 
 
 HOST_VLAN = "Vlan1000"
+REWRITE_MAP = "REMARK"
 
 
 def config_db(state: DeviceState) -> dict:
@@ -73,6 +74,7 @@ def config_db(state: DeviceState) -> dict:
         qos["global"] = {"dscp_to_tc_map": names["dscp_to_tc_map"]}
     for port in ports:
         qos[port.name] = _bindings(port, names, port_maps, bool(state.dscp_map))
+    _rewrites(doc, ports)
     _queues(doc, ports, state)
     _watchdog(doc, ports, state)
     _buffers(doc, ports)
@@ -88,6 +90,17 @@ def config_db(state: DeviceState) -> dict:
     if switch_hash is not None:
         doc[balancing.TABLE] = switch_hash
     return doc
+
+
+def _rewrites(doc: dict, ports: list[InterfaceState]) -> None:
+    """One TC_TO_DSCP_MAP for the ports that re-mark (the lab's only rewrite), bound on each."""
+    marking = [p for p in ports if p.dscp_rewrite and all(d is not None for d in p.dscp_rewrite.values())]
+    if not marking:
+        return
+    rewrite = marking[0].dscp_rewrite or {}
+    doc["TC_TO_DSCP_MAP"] = {REWRITE_MAP: {str(tc): str(d) for tc, d in sorted(rewrite.items())}}
+    for port in marking:
+        doc["PORT_QOS_MAP"][port.name]["tc_to_dscp_map"] = REWRITE_MAP
 
 
 def _port(port: InterfaceState) -> dict[str, str]:
