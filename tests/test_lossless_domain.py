@@ -203,3 +203,14 @@ def test_junos_rewrites_by_the_rule_a_unit_binds_and_default_is_unknown():
     )
     ports = _rewrites("junos", text)
     assert (ports["et-0/0/0"], ports["et-0/0/1"], ports["et-0/0/2"]) == ({3: 24}, {}, None)
+
+
+def test_netcfg_lossless_runs_the_load_balancing_rules_with_the_lossless_ones(tmp_path, capsys):
+    lab = ROOT / "inventories" / "lab-lb"
+    snapshot = tmp_path / "faulty"
+    assert main(["lab", "snapshot", str(lab), "--faults", str(lab / "faults.yaml"), "-o", str(snapshot)]) == 0
+    capsys.readouterr()
+    assert main(["lossless", str(lab), "--snapshot", str(snapshot), "--format", "json"]) == 1
+    rules = {f["rule"] for f in json.loads(capsys.readouterr().out)["findings"]}
+    assert {"lb.ecmp_group_mode", "lb.hash_entropy", "lb.tier_seed", "lb.reordering"} <= rules
+    assert all(r.startswith(("lb.", "lossless.", "pfc.", "parse.", "state.", "collect.")) for r in rules)
