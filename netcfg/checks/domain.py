@@ -18,10 +18,8 @@ _FIELDS = ("dscp_map", "tc_pfc", "pfc_enabled", "no_drop_priorities", "dscp_rewr
 
 @dataclass(frozen=True, slots=True)
 class EndVerdict:
-    """How one end of a link carries the RoCE DSCP: the PFC priority that pauses it there, whether
-    that end pauses it, and why not (None: it does, or what it does is unknown)."""
+    """How one end of a link carries the RoCE class: why it does not keep it lossless (None: it does)."""
 
-    priority: int | None
     broken: str | None
     # The setting that breaks it, where a finding points in the device's config.
     setting: str = "dscp_map"
@@ -47,15 +45,13 @@ def _end(ctx: CheckContext, end: Endpoint, cache: dict[str, int | None]) -> EndV
         # A DSCP the map holds no class for: `qos.dscp_map` names it, whose class is unknown.
         return None
     if priority != want:
-        return EndVerdict(priority, f"DSCP {dscp} rides priority {priority}, not {want}")
+        return EndVerdict(f"DSCP {dscp} rides priority {priority}, not {want}")
     if port.pfc_enabled is False:
-        return EndVerdict(priority, "PFC off", "pfc_enabled")
+        return EndVerdict("PFC off", "pfc_enabled")
     if port.no_drop_priorities is None:
         return None
     if priority not in port.no_drop_priorities:
-        return EndVerdict(
-            priority, f"PFC pauses {show(port.no_drop_priorities)}, not {priority}", "no_drop_priorities"
-        )
+        return EndVerdict(f"PFC pauses {show(port.no_drop_priorities)}, not {priority}", "no_drop_priorities")
     rewrite = port.dscp_rewrite
     if rewrite:
         # Re-marked on the way out: the next hop classifies the new DSCP, not RoCE's.
@@ -65,8 +61,8 @@ def _end(ctx: CheckContext, end: Endpoint, cache: dict[str, int | None]) -> EndV
             if new is None:
                 return None
             if new != dscp:
-                return EndVerdict(priority, f"re-marks DSCP {dscp} to {new}", "dscp_rewrite")
-    return EndVerdict(priority, None)
+                return EndVerdict(f"re-marks DSCP {dscp} to {new}", "dscp_rewrite")
+    return EndVerdict(None)
 
 
 def _priority(state: DeviceState, dscp: int, cache: dict[str, int | None]) -> int | None:
@@ -86,15 +82,15 @@ _CLASS = {1: "host-leaf", 2: "leaf-spine", 3: "spine-superspine"}
 @rule("lossless.path", Severity.ERROR, scope="fabric", facet=None, fields=_FIELDS)
 def check_path(ctx: CheckContext) -> Iterator[Issue]:
     """Every planned path between two NICs (NIC, leaf, spine, super-spine and down again) is lossless
-    on every link it crosses: on both ends the RoCE DSCP maps to the policy's no-drop priority and PFC
-    pauses that priority. One end that drops the class breaks every path through the link, and a lossy
-    hop anywhere makes the whole RDMA flow lossy: it loses packets under congestion, and RoCE's
-    go-back-N retransmission turns each loss into a stall (Guo et al., SIGCOMM 2016; Zhu et al., DCQCN,
-    SIGCOMM 2015). Judged per link, so 32,768 GPUs cost one pass over the links, not every path: one
-    finding per device that breaks it, on the ports it breaks, naming the first broken link a path
-    climbing from a NIC meets there (the lowest tier) with both its ends, and how many links of each
-    tier it breaks. An end whose state or settings are unknown gives no verdict here; the device
-    rules name it as unknown."""
+    on every link it crosses: on both ends the RoCE DSCP maps to the policy's no-drop priority, PFC
+    pauses that priority, and nothing re-marks the DSCP on the way out. One end that drops the class
+    breaks every path through the link, and a lossy hop anywhere makes the whole RDMA flow lossy: it
+    loses packets under congestion, and RoCE's go-back-N retransmission turns each loss into a stall
+    (Guo et al., SIGCOMM 2016; Zhu et al., DCQCN, SIGCOMM 2015). Judged per link, so 32,768 GPUs cost
+    one pass over the links, not every path: one finding per device that breaks it, on the ports it
+    breaks, naming the first broken link a path climbing from a NIC meets there (the lowest tier)
+    with both its ends, and how many links of each tier it breaks. An end whose state or settings
+    are unknown gives no verdict here; the device rules name it as unknown."""
     p = ctx.policy
     if not p.lossless:
         return
@@ -110,7 +106,7 @@ def check_path(ctx: CheckContext) -> Iterator[Issue]:
                 broken.setdefault(end.device, []).append((tier, link, mine, theirs))
     for device in sorted(broken):
         hops = sorted(broken[device], key=lambda h: (h[0], h[1].a.device, h[1].a.interface))
-        tier, link, mine, theirs = hops[0]
+        _, link, mine, theirs = hops[0]
         here, there = (link.a, link.b) if link.a.device == device else (link.b, link.a)
         counts: dict[int, int] = {}
         for t, *_ in hops:
@@ -120,7 +116,7 @@ def check_path(ctx: CheckContext) -> Iterator[Issue]:
         state = ctx.states[device]
         # Every port it breaks, as reports name ports: a hop that drops the class on all of its
         # ports is a switch-wide fault, not the fault of the host on its first port.
-        ports = [end.interface for _, link, _, _ in hops for end in (link.a, link.b) if end.device == device]
+        ports = [end.interface for _, hop, _, _ in hops for end in (hop.a, hop.b) if end.device == device]
         yield Issue(
             device,
             port_ranges(ports),
