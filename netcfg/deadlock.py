@@ -130,8 +130,8 @@ class _Routes:
 
     dist: bytearray
     hops: list[tuple[int, ...]]
-    # The switches whose next hops differ from the plan's (a repair); None: any may differ.
-    changed: frozenset[int] | None = None
+    # The switches that gained next hops the plan's routes lack (a repair); None: any may have.
+    grown: frozenset[int] | None = None
 
 
 def _routes(sw: _Switches, dest: int, lost: frozenset[tuple[int, int]]) -> _Routes:
@@ -211,15 +211,15 @@ def _valleys(
     Of a repair, only where it changed next hops (and at `also`): elsewhere the plan's turns stand.
     `carried=False`: every such turn, whether traffic takes it or not."""
     tier, hops = sw.tier, routes.hops
-    if routes.changed is None or base is None:
+    if routes.grown is None or base is None:
         pairs: Iterable[tuple[int, int]] = ((n, m) for n, via in enumerate(hops) for m in via)
     else:
         # A new turn needs a next hop the plan did not have, into its middle or out of it upwards
         # (`also`: where the plan has turns no traffic took, which a repair may start to carry).
-        old, changed = base.hops, routes.changed
-        starts = [(a, b) for a in changed for b in hops[a] if b not in old[a]]
+        old, grown = base.hops, routes.grown
+        starts = [(a, b) for a in grown for b in hops[a] if b not in old[a]]
         starts += [(a, b) for a in also for b in hops[a]]
-        raised = [b for b in changed if any(tier[c] > tier[b] and c not in old[b] for c in hops[b])]
+        raised = [b for b in grown if any(tier[c] > tier[b] and c not in old[b] for c in hops[b])]
         mids = [(a, b) for b in raised for a in sw.neighbours[b] if b in hops[a]]
         pairs = itertools.chain(starts, mids)
     carries: _Carriers | None = None
@@ -227,12 +227,11 @@ def _valleys(
     for node, mid in pairs:
         if mid == dest or tier[mid] >= tier[node]:
             continue
-        ups = [out for out in hops[mid] if tier[out] > tier[mid]]
-        if not ups:
-            continue
-        carries = carries or _Carriers(sw, routes, dest)
-        if not carried or carries(node):
-            found += [(node, mid, out) for out in ups]
+        if carried:
+            carries = carries or _Carriers(sw, routes, dest)
+            if not carries(node):
+                continue
+        found += [(node, mid, out) for out in hops[mid] if tier[out] > tier[mid]]
     return found
 
 
@@ -253,10 +252,8 @@ def _repaired(sw: _Switches, base: _Routes, dest: int, lost: frozenset[tuple[int
     def drop(node: int, gone: int) -> None:
         hops[node] = tuple(h for h in hops[node] if h != gone)
         queue.append(node)
-        touched.add(node)
 
     queue = [x for pair in lost for x in pair]
-    touched = set(queue)
     for node in queue:
         hops[node] = tuple(h for h in hops[node] if alive(node, h))
     dirty: set[int] = set()
@@ -274,7 +271,7 @@ def _repaired(sw: _Switches, base: _Routes, dest: int, lost: frozenset[tuple[int
                 if tier[m] > tier[node] and node in hops[m]:
                     drop(m, node)
     if not dirty:
-        return _Routes(dist, hops, _differing(base, hops, touched))
+        return _Routes(dist, hops, frozenset())
 
     def accepts(x: int, n: int) -> bool:
         return not (tier[x] > tier[n] and not valley_ok[n] and up_only(n, hops[n]))
@@ -305,6 +302,7 @@ def _repaired(sw: _Switches, base: _Routes, dest: int, lost: frozenset[tuple[int
                 if m in dirty and m not in done and alive(m, node) and accepts(m, node):
                     buckets.setdefault(level + 1, []).append(m)
         level += 1
+    grown = set(done)  # the searched switches, and those a searched one joins as a next hop
     for node in done:
         for m in neighbours[node]:
             if m in dirty or m == dest or dist[m] == _FAR or not alive(m, node) or not accepts(m, node):
@@ -315,12 +313,8 @@ def _repaired(sw: _Switches, base: _Routes, dest: int, lost: frozenset[tuple[int
                 if not valley_ok[m] and up_only(m, hops[m]) and tier[node] < tier[m]:
                     return None
                 hops[m] = (*hops[m], node)
-                touched.add(m)
-    return _Routes(dist, hops, _differing(base, hops, touched | dirty))
-
-
-def _differing(base: _Routes, hops: list[tuple[int, ...]], touched: set[int]) -> frozenset[int]:
-    return frozenset(n for n in touched if hops[n] != base.hops[n])
+                grown.add(m)
+    return _Routes(dist, hops, frozenset(grown))
 
 
 def _plan_routes(sw: _Switches) -> tuple[dict[int, _Routes], dict[int, int]]:
@@ -352,8 +346,8 @@ def _swapped(sw: _Switches, routes: _Routes, a: int, b: int) -> _Routes:
     swap = {a: b, b: a}
     for node in (a, b, *sw.neighbours[a]):
         hops[node] = tuple(swap.get(h, h) for h in hops[node])
-    changed = None if routes.changed is None else frozenset(swap.get(n, n) for n in routes.changed)
-    return _Routes(dist, hops, changed)
+    grown = None if routes.grown is None else frozenset(swap.get(n, n) for n in routes.grown)
+    return _Routes(dist, hops, grown)
 
 
 class DeadlockModel:
