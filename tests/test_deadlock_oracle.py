@@ -93,6 +93,7 @@ def test_every_scenario_has_the_verdict_of_the_whole_graph_built_afresh(fabric, 
     for scenario in scenarios(fabric, down):
         cyclic, _ = oracle_has_cycle(fabric, plan, scenario.links)
         assert (model.cycle(scenario)[0] is not None) == cyclic, scenario.describe()
+        assert model.verdict(scenario)[0] == cyclic, scenario.describe()
         expected.append((scenario, cyclic))
     found = analyse(fabric, plan, down)
     assert found.scenarios == len(expected)
