@@ -17,7 +17,9 @@ paths turn up again at a device of a tier whose upper ASN is shared (`BgpPlan.va
 Scenarios: the plan, the links seen down, every single link failure, and a seeded sample of double
 link failures. A failure changes few routes: the plan's routes are computed once per destination, and
 a scenario recomputes only the devices whose every planned next hop toward a destination is lost
-(falling back to the whole destination where the repair would have to grow routes back).
+(falling back to the whole destination where the repair would have to grow routes back). Switches
+cabled alike are twins; swapping two maps the fabric onto itself, so scenarios that such swaps map
+onto each other share one verdict, and plan facts are read off one leaf per class of twins.
 """
 
 from __future__ import annotations
