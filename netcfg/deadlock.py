@@ -38,9 +38,6 @@ _FAR = 255
 # Double failures: every pair up to this many, else this many pairs drawn with the seed below.
 DOUBLE_SAMPLE = 2000
 DOUBLE_SEED = 22
-# Up to this many switches the cycle search reads every channel; beyond, the channels among the
-# devices the valley routes touch (where a cycle through a valley closes in a Clos).
-WHOLE_GRAPH_SWITCHES = 64
 # Sets of next hops up to this size are indexed by the destinations that need them; a switch with
 # more lost neighbours than this is looked up in every destination's routes.
 NEEDS_INDEXED = 3
@@ -520,7 +517,7 @@ class DeadlockModel:
         valleys = sorted({v for v in found if not _crosses(v, lost)})
         if not valleys:
             return None, []
-        graph = self._graph(changed, lost, valleys)
+        graph = self._graph(changed, lost)
         best: list[tuple[int, int]] | None = None
         for a, b, c in valleys:
             if (b, c) not in graph or (a, b) not in graph:
@@ -543,17 +540,14 @@ class DeadlockModel:
         self,
         changed: dict[int, _Routes],
         lost: frozenset[tuple[int, int]],
-        valleys: list[tuple[int, int, int]],
     ) -> nx.DiGraph:
         """The channel dependency graph (channels as device pairs: ECMP spreads a destination over
-        every parallel link alike) over the devices a cycle through these valleys can cross."""
-        near = None if len(self.sw.names) <= WHOLE_GRAPH_SWITCHES else {x for v in valleys for x in v}
+        every parallel link alike). Every channel: a cycle through a valley may climb to devices no
+        valley touches (two failures in two SUs close one over the super-spines)."""
         graph = nx.DiGraph()
         for dest, routes in self._all(changed):
             for a, b, c in _dependencies(self.sw, routes, dest):
-                if (near is None or (a in near and b in near and c in near)) and not _crosses(
-                    (a, b, c), lost
-                ):
+                if not _crosses((a, b, c), lost):
                     graph.add_edge((a, b), (b, c))
         return graph
 

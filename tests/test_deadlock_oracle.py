@@ -105,3 +105,22 @@ def test_every_scenario_has_the_verdict_of_the_whole_graph_built_afresh(fabric, 
         _, graph = oracle_has_cycle(fabric, plan, first.links)
         ring = [(tail.device, head.device) for tail, head in found.cycles[0].channels]
         assert all(graph.has_edge(ring[i - 1], ring[i]) for i in range(len(ring)))
+
+
+def test_two_failures_in_two_sus_close_a_cycle_over_the_super_spines(tmp_path):
+    """Leaf 1 of SU 1 loses spine 1 and leaf 1 of SU 2 spine 2: with an ASN per spine each SU's other
+    leaf bounces the traffic toward the cut-off leaf, and the two valleys wait on each other through
+    the super-spines of both planes, devices no valley touches (a search kept to the valley devices
+    misses it). The generator's fabric, beyond 64 switches."""
+    from netcfg.deadlock import Scenario
+    from netcfg.generate import write_generated_inventory
+    from netcfg.inventory import load_fabric
+
+    fabric = load_fabric(write_generated_inventory(tmp_path, "two-su", 32, 2, 2))
+    plan = BgpPlan("unique", "shared")
+    ends = {(link.a.device, link.b.device): link for link in fabric.links}
+    failed = (ends["leaf-su1-r1", "spine-su1-1"], ends["leaf-su2-r1", "spine-su2-2"])
+    cycle, _ = DeadlockModel(fabric, plan).cycle(Scenario("down now", failed))
+    assert oracle_has_cycle(fabric, plan, failed)[0] and cycle is not None
+    devices = [tail.device for tail, _ in cycle.channels]
+    assert len(devices) == 8 and {"superspine-p1-1", "superspine-p2-1"} <= set(devices)
