@@ -416,6 +416,7 @@ class DeadlockModel:
                 self.turns[dest] = sorted(a for (a,) in turns)
         self.needs = needs
         self.verdicts: dict[tuple, tuple[bool, bool]] = {}
+        self._plan_graph: nx.DiGraph | None = None
 
     def routes(self, lost: frozenset[tuple[int, int]]) -> dict[int, _Routes]:
         """The routes of every destination a scenario changes beyond dropping next hops."""
@@ -466,8 +467,8 @@ class DeadlockModel:
         key = self._orbit(lost)
         found = self.verdicts.get(key) if key is not None else None
         if found is None:
-            cycle, valleys = self._search(lost, shortest=False)
-            found = (cycle is not None, bool(valleys))
+            cycle, valleys = self._search(lost)
+            found = (cycle, bool(valleys))
             if key is not None:
                 self.verdicts[key] = found
         return found
@@ -493,17 +494,16 @@ class DeadlockModel:
     def cycle(self, scenario: Scenario) -> tuple[Cycle | None, list[tuple[int, int, int]]]:
         """The shortest witness cycle through a valley dependency of this scenario (None: no cycle),
         and the valley dependencies in use."""
-        best, valleys = self._search(self.sw.lost(scenario.links), shortest=True)
+        best, valleys = self._shortest(self.sw.lost(scenario.links))
         if best is None:
             return None, valleys
         channels = tuple(self.sw.channel(tail, head) for tail, head in best)
         return Cycle(scenario, _rotated(channels)), valleys
 
-    def _search(
-        self, lost: frozenset[tuple[int, int]], shortest: bool
-    ) -> tuple[list[tuple[int, int]] | None, list[tuple[int, int, int]]]:
-        """A cycle of channels through a valley dependency (the shortest, or the first found), and
-        the valley dependencies in use."""
+    def _valleys_of(
+        self, lost: frozenset[tuple[int, int]]
+    ) -> tuple[dict[int, _Routes], list[tuple[int, int, int]]]:
+        """The routes a scenario changes, and the valley dependencies in use."""
         changed, swapped = self._repairs(lost) if lost else ({}, {})
         kept = [v for d, v in self.plan_valleys if d not in changed]
         fresh: dict[int, list[tuple[int, int, int]]] = {}
@@ -514,7 +514,13 @@ class DeadlockModel:
             else:
                 fresh[d] = _swap_all(fresh[twin], twin, d)  # type: ignore[assignment]
         found = itertools.chain(kept, itertools.chain.from_iterable(fresh.values()))
-        valleys = sorted({v for v in found if not _crosses(v, lost)})
+        return changed, sorted({v for v in found if not _crosses(v, lost)})
+
+    def _shortest(
+        self, lost: frozenset[tuple[int, int]]
+    ) -> tuple[list[tuple[int, int]] | None, list[tuple[int, int, int]]]:
+        """The shortest cycle of channels through a valley dependency, and those in use."""
+        changed, valleys = self._valleys_of(lost)
         if not valleys:
             return None, []
         graph = self._graph(changed, lost)
@@ -528,9 +534,51 @@ class DeadlockModel:
                 continue
             if best is None or len(path) < len(best):
                 best = path
-                if not shortest:
-                    break
         return best, valleys
+
+    def _search(self, lost: frozenset[tuple[int, int]]) -> tuple[bool, list[tuple[int, int, int]]]:
+        """Whether a cycle runs through a valley dependency, and those in use. The plan's
+        dependencies of every destination are one graph, each edge counting the destinations that
+        have it, built once; a scenario sets aside those of the destinations it changes (an edge
+        left without any), adds their repaired ones and hides the channels it lost."""
+        changed, valleys = self._valleys_of(lost)
+        if not valleys:
+            return False, []
+        base = self._base()
+        removed: dict[tuple, int] = {}
+        for dest in changed:
+            for a, b, c in _dependencies(self.sw, self.plan[dest], dest):
+                removed[(a, b), (b, c)] = removed.get(((a, b), (b, c)), 0) + 1
+        added = {((a, b), (b, c)) for d, r in changed.items() for a, b, c in _dependencies(self.sw, r, d)}
+        new = [edge for edge in added if not base.has_edge(*edge)]
+        nodes = {channel for edge in new for channel in edge if channel not in base}
+        base.add_edges_from(new, n=0)
+
+        def kept(u: tuple[int, int], v: tuple[int, int]) -> bool:
+            return base[u][v]["n"] > removed.get((u, v), 0) or (u, v) in added
+
+        def up(channel: tuple[int, int]) -> bool:
+            return (min(channel), max(channel)) not in lost
+
+        graph = nx.subgraph_view(base, filter_node=up, filter_edge=kept)
+        try:
+            for a, b, c in valleys:
+                if (b, c) in graph and (a, b) in graph and nx.has_path(graph, (b, c), (a, b)):
+                    return True, valleys
+        finally:
+            base.remove_edges_from(new)
+            base.remove_nodes_from(nodes)
+        return False, valleys
+
+    def _base(self) -> nx.DiGraph:
+        if self._plan_graph is None:
+            count: dict[tuple, int] = {}
+            for dest, routes in self.plan.items():
+                for a, b, c in _dependencies(self.sw, routes, dest):
+                    count[(a, b), (b, c)] = count.get(((a, b), (b, c)), 0) + 1
+            self._plan_graph = nx.DiGraph()
+            self._plan_graph.add_edges_from((u, v, {"n": n}) for (u, v), n in count.items())
+        return self._plan_graph
 
     def _all(self, changed: dict[int, _Routes]) -> Iterator[tuple[int, _Routes]]:
         for dest, routes in self.plan.items():
