@@ -411,19 +411,16 @@ class DeadlockModel:
                 valleys, turns = _swap_all(valleys, twin, dest), _swap_all(turns, twin, dest)
             for need in needed:
                 needs.setdefault(need, []).append(dest)
-            self.plan_valleys += [(dest, v) for v in valleys]  # type: ignore[misc]
+            self.plan_valleys += [(dest, (a, b, c)) for a, b, c in valleys]
             if turns:
                 self.turns[dest] = sorted(a for (a,) in turns)
         self.needs = needs
         self.verdicts: dict[tuple, tuple[bool, bool]] = {}
         self._plan_graph: nx.DiGraph | None = None
 
-    def routes(self, lost: frozenset[tuple[int, int]]) -> dict[int, _Routes]:
-        """The routes of every destination a scenario changes beyond dropping next hops."""
-        return self._repairs(lost)[0]
-
     def _repairs(self, lost: frozenset[tuple[int, int]]) -> tuple[dict[int, _Routes], dict[int, int]]:
-        """The changed routes, and which of them are a twin's swapped (destination -> that twin)."""
+        """The routes of every destination a scenario changes beyond dropping next hops, and which
+        of them are a twin's swapped (destination -> that twin)."""
         gone: dict[int, list[int]] = {}
         for a, b in lost:
             gone.setdefault(a, []).append(b)
@@ -467,8 +464,8 @@ class DeadlockModel:
         key = self._orbit(lost)
         found = self.verdicts.get(key) if key is not None else None
         if found is None:
-            cycle, valleys = self._search(lost)
-            found = (cycle, bool(valleys))
+            cyclic, valleys = self._search(lost)
+            found = (cyclic, bool(valleys))
             if key is not None:
                 self.verdicts[key] = found
         return found
@@ -512,7 +509,7 @@ class DeadlockModel:
             if twin is None:
                 fresh[d] = _valleys(self.sw, r, d, self.turns.get(d, ()), base=self.plan[d])
             else:
-                fresh[d] = _swap_all(fresh[twin], twin, d)  # type: ignore[assignment]
+                fresh[d] = [(a, b, c) for a, b, c in _swap_all(fresh[twin], twin, d)]
         found = itertools.chain(kept, itertools.chain.from_iterable(fresh.values()))
         return changed, sorted({v for v in found if not _crosses(v, lost)})
 
@@ -571,6 +568,7 @@ class DeadlockModel:
         return False, valleys
 
     def _base(self) -> nx.DiGraph:
+        """The plan's dependencies of every destination, each edge with how many have it (`n`)."""
         if self._plan_graph is None:
             count: dict[tuple, int] = {}
             for dest, routes in self.plan.items():
@@ -591,7 +589,8 @@ class DeadlockModel:
     ) -> nx.DiGraph:
         """The channel dependency graph (channels as device pairs: ECMP spreads a destination over
         every parallel link alike). Every channel: a cycle through a valley may climb to devices no
-        valley touches (two failures in two SUs close one over the super-spines)."""
+        valley touches (two failures in two SUs close one over the super-spines). Built afresh for
+        the witness, whose shortest path depends on the order edges are added in."""
         graph = nx.DiGraph()
         for dest, routes in self._all(changed):
             for a, b, c in _dependencies(self.sw, routes, dest):
