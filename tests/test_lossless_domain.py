@@ -214,3 +214,23 @@ def test_netcfg_lossless_runs_the_load_balancing_rules_with_the_lossless_ones(tm
     rules = {f["rule"] for f in json.loads(capsys.readouterr().out)["findings"]}
     assert {"lb.ecmp_group_mode", "lb.hash_entropy", "lb.tier_seed", "lb.reordering"} <= rules
     assert all(r.startswith(("lb.", "lossless.", "pfc.", "parse.", "state.", "collect.")) for r in rules)
+
+
+def test_a_production_shaped_eos_leaf_is_clean_and_one_switchport_left_is_named_at_its_block(
+    tmp_path, capsys
+):
+    """Management in a VRF with its static route, a loopback, shut spare ports, a banner holding
+    config-like lines, BGP: none of it is a lossless finding."""
+    lab = ROOT / "inventories" / "lab"
+    assert main(["render", str(lab), "-o", str(tmp_path)]) == 0
+    clean = (FIXTURES / "eos" / "running_config_clean_leaf.cfg").read_text(encoding="utf-8")
+    leaf = tmp_path / "leaf-su1-r1.cfg"
+    leaf.write_text(clean, encoding="utf-8")
+    capsys.readouterr()
+    assert main(["check", str(lab), "--configs", str(tmp_path), "--format", "json"]) == 0
+    capsys.readouterr()
+    leaf.write_text(clean.replace("gpu02:eth0\n   mtu 9214\n   no switchport\n", "gpu02:eth0\n   mtu 9214\n"))
+    assert main(["lossless", str(lab), "--configs", str(tmp_path), "--format", "json"]) == 1
+    found = [(f["rule"], f["interface"], f["line"]) for f in json.loads(capsys.readouterr().out)["findings"]]
+    block = clean.splitlines().index("interface Ethernet2") + 1
+    assert found == [("lossless.flooding", "Ethernet2", block)]
