@@ -144,7 +144,9 @@ def test_the_domain_faults_of_the_mixed_lab_are_named_exactly_once_per_platform(
         ("lossless.flooding", "leaf-su2-r4", "Ethernet1/4"),  # NX-OS
         ("lossless.flooding", "spine1", "et-0/0/1"),  # Junos
         # A switch that re-marks RoCE on every port it leaves by: one path finding for the hop.
+        ("lossless.path", "leaf-su1-r2", "swp1-4,31-32"),  # Cumulus qos remark
         ("lossless.path", "leaf-su2-r3", "Ethernet1-4,31-32"),  # SONiC TC_TO_DSCP_MAP
+        ("lossless.path", "leaf-su2-r4", "Ethernet1/1-4,31-32"),  # NX-OS set dscp
         ("lossless.path", "spine1", "et-0/0/1-8"),  # Junos rewrite-rules
         ("lossless.path", "spine2", "Ethernet1-8"),  # EOS qos rewrite dscp
         # The watchdog judged on a pausing port outside the plan too.
@@ -154,7 +156,9 @@ def test_the_domain_faults_of_the_mixed_lab_are_named_exactly_once_per_platform(
     assert "toward storage2:eth1 (seen by LLDP)" in boundary["message"]
     remarked = {f["device"]: f["actual"] for f in report["findings"] if f["rule"] == "lossless.path"}
     assert remarked == {
+        "leaf-su1-r2": "re-marks DSCP 26 to 18",
         "leaf-su2-r3": "re-marks DSCP 26 to 10",
+        "leaf-su2-r4": "re-marks DSCP 26 to 0",
         "spine1": "re-marks DSCP 26 to 34",
         "spine2": "re-marks DSCP 26 to 24",
     }
@@ -234,3 +238,34 @@ def test_a_production_shaped_eos_leaf_is_clean_and_one_switchport_left_is_named_
     found = [(f["rule"], f["interface"], f["line"]) for f in json.loads(capsys.readouterr().out)["findings"]]
     block = clean.splitlines().index("interface Ethernet2") + 1
     assert found == [("lossless.flooding", "Ethernet2", block)]
+
+
+def test_cumulus_rewrites_where_a_remark_profile_rewrites_layer_3():
+    base = "nv set interface swp1-3 type swp\nnv set qos roce mode lossless\n"
+    assert list(_rewrites("cumulus", base).values()) == [{}, {}, {}]
+    l2 = base + "nv set qos remark default-global rewrite l2\n"
+    assert _rewrites("cumulus", l2)["swp1"] == {}
+    l3 = base + (
+        "nv set qos remark default-global rewrite l3\n"
+        "nv set qos remark default-global switch-priority 3 dscp 24\n"
+        "nv set qos remark OWN rewrite both\nnv set interface swp2 qos remark profile OWN\n"
+        "nv set interface swp3 qos remark profile UNDEFINED\n"
+    )
+    ports = _rewrites("cumulus", l3)
+    assert ports["swp1"] is not None and ports["swp1"][3] == 24 and ports["swp1"][1] is None
+    assert ports["swp2"] == dict.fromkeys(range(8)) and ports["swp3"] is None
+
+
+def test_nxos_rewrites_by_the_set_dscp_of_the_class_a_port_classifies_into():
+    text = (
+        "!Command: show running-config\nversion 10.3(4a) Bios:version 05.47\nhostname leaf1\n"
+        "class-map type qos match-any ROCE\n  match dscp 26\n"
+        "class-map type qos match-any CNP\n  match dscp 48\n"
+        "policy-map type qos QOS_IN\n  class ROCE\n    set qos-group 3\n    set dscp 24\n"
+        "  class CNP\n    set qos-group 6\npolicy-map type qos PLAIN\n  class ROCE\n    set qos-group 3\n"
+        "interface Ethernet1/1\n  service-policy type qos input QOS_IN\n  no switchport\n"
+        "interface Ethernet1/2\n  service-policy type qos input PLAIN\n  no switchport\n"
+        "interface Ethernet1/3\n  no switchport\n"
+    )
+    ports = _rewrites("nxos", text)
+    assert (ports["Ethernet1/1"], ports["Ethernet1/2"], ports["Ethernet1/3"]) == ({3: 24}, {}, {})

@@ -378,7 +378,7 @@ def apply_faults(state: DeviceState, faults: DeviceFaults, device: Device) -> De
     if faults.dscp_rewrite and not simulator(device.platform).platform.reads_dscp_rewrite:
         raise InputError(
             f"faults: devices.{device.name}.dscp_rewrite",
-            f"platform {device.platform} shows no DSCP rewrite netcfg reads (EOS, SONiC and Junos do)",
+            f"platform {device.platform} shows no DSCP rewrite netcfg reads",
         )
     if faults.factory_qos:
         stock = simulator(device.platform).factory_qos(state, device)

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 class Cumulus(Platform):
     name: ClassVar[str] = "cumulus"
     kind: ClassVar = "switch"
+    reads_dscp_rewrite: ClassVar[bool] = True
     # netmiko's cumulus_linux is its Linux shell driver: the shell NVUE runs in, no paging to turn off
     # (`nv show` pages only with `--paginate on`).
     netmiko_device_type: ClassVar[str] = "cumulus_linux"

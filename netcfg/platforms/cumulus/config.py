@@ -86,6 +86,8 @@ def _resolve(config: Config, state: DeviceState) -> tuple[DeviceState, Globals]:
             # NVUE's QoS runs on the switch ports: eth0 and lo are the CPU's, and pause nothing.
             _port_qos(config, g, port, iface)
         iface.watchdog = port.watchdog
+        if default_mtu is not None:
+            iface.dscp_rewrite = _rewrite(config, port)
         if default_mtu is not None and not port.bond_member:
             # A switch port routes unless a bridge domain takes it in (NVUE's ports are layer 3).
             iface.switched = port.bridged
@@ -108,6 +110,20 @@ def _resolve(config: Config, state: DeviceState) -> tuple[DeviceState, Globals]:
     return state, g
 
 
+def _rewrite(config: Config, port: Port) -> dict[int, int | None] | None:
+    """What a switch port re-marks: its remark profile (else `default-global`) rewrites DSCP where
+    it says `rewrite l3` or `both`, by its switch-priority lines; a priority without a line takes
+    the switch's default remark map, which the config does not show (None). A profile the port
+    binds but the config does not define: unknown."""
+    name = port.remark or "default-global"
+    remark = config.remarks.get(name)
+    if remark is None:
+        return None if port.remark is not None else {}
+    if remark.rewrite not in ("l3", "both"):
+        return {}
+    return {priority: remark.dscp.get(priority) for priority in range(8)}
+
+
 def _locate(config: Config, dg: dict[str, Profile], loc: dict[str, int]) -> None:
     """Where each setting stands: a port's own line, else the line of the profile it runs (its own, or
     the `default-global` one), else `nv set qos roce`, whose defaults it then runs."""
@@ -124,7 +140,7 @@ def _locate(config: Config, dg: dict[str, Profile], loc: dict[str, int]) -> None
                 where = lines.get(f, port.lines.get(f)) if own else shared[kind].get(f, roce)
                 if where:
                     loc[sys.intern(f"{name}.{f}")] = where
-        for f in ("description", "mtu", "watchdog", "lb_mode", "switched"):
+        for f in ("description", "mtu", "watchdog", "lb_mode", "switched", "dscp_rewrite"):
             if f in port.lines:
                 loc[sys.intern(f"{name}.{f}")] = port.lines[f]
     device_wide = {

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from netcfg.platforms.cumulus.defaults import ROCE_MODES, TRUST
 from netcfg.platforms.cumulus.names import expand_names, expand_numbers
-from netcfg.platforms.cumulus.tree import ON, PROFILE_FIELDS, Config, Port, Unreadable
+from netcfg.platforms.cumulus.tree import ON, PROFILE_FIELDS, Config, Port, Remark, Unreadable
 
 _Handler = Callable[[Config, int, re.Match[str]], None]
 _RULES: list[tuple[re.Pattern[str], _Handler]] = []
@@ -135,6 +135,26 @@ def _on(number: int, what: str, word: str) -> bool:
     if on is None:
         raise Unreadable(number, f"{what} {word[:20]!r}; expected on, off, enabled or disabled")
     return on
+
+
+@_rule(r"set interface (\S+) qos remark profile (\S+)")
+def _remark_binding(config: Config, number: int, m: re.Match[str]) -> None:
+    for port in _ports(config, number, m.group(1)):
+        port.remark = m.group(2)
+        port.lines["dscp_rewrite"] = number
+
+
+@_rule(r"set qos remark (\S+) rewrite (l2|l3|both)")
+def _remark_rewrite(config: Config, number: int, m: re.Match[str]) -> None:
+    remark = config.remarks.setdefault(m.group(1), Remark(line=number))
+    remark.rewrite = m.group(2)
+
+
+@_rule(r"set qos remark (\S+) switch-priority (\S+) dscp (\d+)")
+def _remark_dscp(config: Config, number: int, m: re.Match[str]) -> None:
+    remark = config.remarks.setdefault(m.group(1), Remark(line=number))
+    for priority in _numbers(number, m.group(2), 7):
+        remark.dscp[priority] = _int(number, m.group(3), 0, 63)
 
 
 @_rule(r"set interface (\S+) bridge domain (\S+)(?: .*)?")

@@ -111,9 +111,22 @@ def render_lines(state: DeviceState) -> list[str]:
         if g.pfc.cable_m is not None and g.pfc.cable_m != base.pfc.cable_m:
             lines.append(f"nv set qos roce cable-length {g.pfc.cable_m}")
         lines.append(f"nv set qos roce mode {g.roce}")
+    lines += _remark_lines(state)
     lines += balancing.render_lines(state)
     lines.append(f"nv set system hostname {state.name}")
     return lines
+
+
+def _remark_lines(state: DeviceState) -> list[str]:
+    """The lab's one DSCP rewrite, for the whole switch: `default-global` remarks at layer 3."""
+    rewrite = next((p.dscp_rewrite for p in state.interfaces.values() if p.dscp_rewrite), None)
+    if rewrite is None:
+        return []
+    return [f"nv set qos remark {DEFAULT_GLOBAL} rewrite l3"] + [
+        f"nv set qos remark {DEFAULT_GLOBAL} switch-priority {sp} dscp {dscp}"
+        for sp, dscp in sorted(rewrite.items())
+        if dscp is not None
+    ]
 
 
 def _port_profiles(state: DeviceState, g: Globals, port: InterfaceState) -> dict[str, Hashable]:

@@ -42,9 +42,20 @@ class Port:
     # `bridge domain X` on this port, and whether it is a member of a bond (which forwards as the bond).
     bridged: bool = False
     bond_member: bool = False
+    # `qos remark profile NAME` on this port (None: the `default-global` remark profile).
+    remark: str | None = None
     profiles: dict[str, str] = field(default_factory=dict)
     lines: dict[str, int] = field(default_factory=dict)
     first_line: int = 0
+
+
+@dataclass(slots=True)
+class Remark:
+    """One `qos remark` profile as the config writes it."""
+
+    rewrite: str | None = None
+    dscp: dict[int, int] = field(default_factory=dict)
+    line: int = 0
 
 
 @dataclass(slots=True)
@@ -62,6 +73,8 @@ class Config:
     hash_seed: int | None = None
     adaptive_routing: bool | None = None
     profiles: dict[tuple[str, str], Profile] = field(default_factory=dict)
+    # `qos remark NAME`: what it rewrites (`rewrite l2|l3|both`) and its switch-priority -> DSCP lines.
+    remarks: dict[str, Remark] = field(default_factory=dict)
     ports: dict[str, Port] = field(default_factory=dict)
     lines: dict[str, int] = field(default_factory=dict)
     version: str | None = None

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 class Nxos(Platform):
     name: ClassVar[str] = "nxos"
     kind: ClassVar = "switch"
+    reads_dscp_rewrite: ClassVar[bool] = True
     netmiko_device_type: ClassVar[str] = "cisco_nxos"
     config_suffix: ClassVar[str] = ".cfg"
     description: ClassVar[str] = "Cisco NX-OS switch"

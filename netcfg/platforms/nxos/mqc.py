@@ -53,6 +53,8 @@ class PolicyClass:
     name: str
     line: int
     qos_group: int | None = None
+    # `set dscp N`: packets of the class leave re-marked to DSCP N.
+    dscp: int | None = None
     pause_cos: tuple[int, ...] | None = None
     buffer: PgBuffer | None = None
     mtu: int | None = None
@@ -150,6 +152,7 @@ def _policy_class(name: str, node: Node) -> PolicyClass:
         name=name,
         line=node.line,
         qos_group=one(data.get("qos_group")).get("value"),
+        dscp=one(data.get("set_dscp")).get("value"),
         pause_cos=pause_cos,
         buffer=buffer,
         mtu=one(data.get("mtu")).get("value"),
@@ -215,6 +218,9 @@ class Classification:
     dscp_map: dict[int, int]
     trust: str
     line: int
+    # qos-group -> the DSCP its class re-marks packets to (`set dscp`); None where classes of one
+    # group re-mark differently.
+    remark: dict[int, int | None] = field(default_factory=dict)
 
 
 def classification(policy: PolicyMap, mqc: Mqc) -> Classification:
@@ -224,10 +230,14 @@ def classification(policy: PolicyMap, mqc: Mqc) -> Classification:
     Trust is what the classes look at: CoS on a routed fabric is the trust finding, so any class
     matching CoS makes the port trust CoS; DSCP classes alone trust DSCP; neither trusts nothing."""
     mapped: dict[int, int] = {}
+    remark: dict[int, int | None] = {}
     taken: set[int] = set()
     criteria: set[str] = set()
     default_group = None
     for cls in policy.classes.values():
+        if cls.dscp is not None:
+            group = cls.qos_group or 0
+            remark[group] = cls.dscp if remark.get(group, cls.dscp) == cls.dscp else None
         if cls.name == "class-default":
             default_group = cls.qos_group
             continue
@@ -243,7 +253,7 @@ def classification(policy: PolicyMap, mqc: Mqc) -> Classification:
     if default_group is not None:
         mapped |= {d: default_group for d in DSCP_VALUES if d not in taken}
     trust = "cos" if "cos" in criteria else "dscp" if "dscp" in criteria else "none"
-    return Classification(mapped, trust, policy.line)
+    return Classification(mapped, trust, policy.line, remark)
 
 
 def class_group(kind: str, name: str, mqc: Mqc) -> int | None:

@@ -291,6 +291,8 @@ def _port(
             where[f"{name}.class_mtu"] = paused[0]
     policy_name = one(data.get("qos_input")).get("value", system.qos_input)
     found = policies.qos.get(policy_name) if policy_name is not None else None
+    # Only a classification policy's `set dscp` re-marks: without one nothing is.
+    port.dscp_rewrite = {} if found is None else dict(found.remark)
     if found is None:
         # Without a classification policy every packet is in qos-group 0: no DSCP decides anything.
         port.trust = "none"

@@ -106,6 +106,10 @@ class _Classification:
         # A port's own map is its own policy even where it equals the device's: the parser tells the
         # device's map from a port's by the policy a port binds.
         self._own: dict[tuple, str] = {}
+        # NX-OS re-marks in the classification policy (`set dscp`): the lab's one rewrite, as every
+        # port of the switch runs it.
+        rewrite = next((p.dscp_rewrite for p in state.interfaces.values() if p.dscp_rewrite), {})
+        self._remark = {group: dscp for group, dscp in rewrite.items() if dscp is not None}
         self._add(CLASSIFY, "dscp", state.dscp_map)
 
     def binding(self, port: InterfaceState) -> str | None:
@@ -136,7 +140,8 @@ class _Classification:
             self.class_maps.append(
                 SimpleNamespace(kind="qos", name=cm, criterion=criterion, values=_ranges(values))
             )
-            classes.append(SimpleNamespace(name=cm, lines=[f"set qos-group {group}"]))
+            remark = [f"set dscp {self._remark[group]}"] if group in self._remark else []
+            classes.append(SimpleNamespace(name=cm, lines=[f"set qos-group {group}", *remark]))
         self.policies.append(SimpleNamespace(kind="qos", name=name, class_type="", classes=classes))
         return name
 
