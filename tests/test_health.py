@@ -211,3 +211,33 @@ def test_a_counter_one_reading_does_not_show_is_not_judged(missing: str) -> None
         ["p"], [absent if missing == "now" else shown], [absent if missing == "before" else shown], 1.0
     )
     assert counted.rising(counted.values(lambda c: c.crc_errors), 0) == []
+
+
+def test_each_reading_prints_what_a_full_render_of_that_reading_prints():
+    """The lab renders a device's settings once and its counters at every reading: every reading of
+    every platform, with the mixed lab's faults (flaps, storms, a link down, printed secrets), is
+    what rendering the whole device at that reading gives."""
+    from netcfg.inventory import load_fabric
+    from netcfg.lab.devices import load_faults, with_printed
+    from netcfg.platforms.simulator import simulator
+    from netcfg.policy import load_policy
+    from tests.conftest import ROOT
+
+    lab = ROOT / "inventories" / "lab-multi"
+    fabric = load_fabric(lab)
+    policy = load_policy(fabric.policy_ref, lab)
+    faults = load_faults(lab / "faults.yaml", fabric)
+    devices = simulated_devices(fabric, policy, faults)
+    fresh = simulated_devices(fabric, policy, faults)
+    assert {d.device.platform for d in devices.values()} >= {"eos", "cumulus", "sonic", "nxos", "junos"}
+    for name, sim in devices.items():
+        if name.startswith("leaf"):
+            sim.prime()  # as a lab serving them does: no reading counted
+        for reading in range(4):
+            at = T0 + 300 * reading
+            copy = fresh[name]
+            state = with_counters(copy.state, copy.rates, copy.roce_queue, at, reading)
+            whole = simulator(copy.device.platform).render_outputs(state, copy.device)
+            if copy.printed:
+                whole = with_printed(whole, copy.printed, name)
+            assert sim.outputs(at) == whole, (name, reading)

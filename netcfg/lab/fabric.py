@@ -83,6 +83,7 @@ def lab_devices(fabric: Fabric, policy: Policy, faults: dict[str, DeviceFaults])
     devices = []
     for name, simulated in simulated_devices(fabric, policy, faults).items():
         played = simulator(fabric.devices[name].platform)
+        simulated.prime()
         devices.append(
             LabDevice(
                 name=name,

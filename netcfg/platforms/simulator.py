@@ -69,6 +69,12 @@ class Simulator(ABC):
         """What a device in this state prints for each command it is collected with, keyed by
         `Command.cli`."""
 
+    def render_readings(self, state: DeviceState, device: Device) -> dict[str, str] | None:
+        """The outputs of `render_outputs` that change from one reading to the next (counters, link
+        events, the time read): the lab renders the others once per device, as a device serves its
+        configuration from memory. None: any output may change, and every reading renders them all."""
+        return None
+
     def factory_qos(self, state: DeviceState, device: Device) -> DeviceState | None:
         """The state with its QoS as the platform ships it before anyone configures RoCE (the lab's
         `factory_qos` fault, e.g. SONiC's stock AZURE maps); None where the simulator does not model it."""

@@ -75,8 +75,16 @@ def render_outputs(state: DeviceState, device: Device) -> dict[str, str]:
             eeprom=False,
         )
         out[roce_accl_command(nic).cli] = render_register(port)
-        out |= linux_counters.render_nic_readings(state, port, nic, MLX5_COUNTERS, LINK_MODES, stats_lines)
     out[LLDP.cli] = linux_host.render_lldp(state)
+    return out | render_readings(state, device)
+
+
+def render_readings(state: DeviceState, device: Device) -> dict[str, str]:
+    """What the host's NICs print that changes from one reading to the next: GIDs, link, counters."""
+    out: dict[str, str] = {}
+    for nic in device.nics:
+        port = state.interfaces.get(nic.netdev, InterfaceState(name=nic.netdev))
+        out |= linux_counters.render_nic_readings(state, port, nic, MLX5_COUNTERS, LINK_MODES, stats_lines)
     return out
 
 
@@ -113,6 +121,9 @@ class ConnectXSimulator(Simulator):
 
     def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:
         return render_outputs(state, device)
+
+    def render_readings(self, state: DeviceState, device: Device) -> dict[str, str]:
+        return render_readings(state, device)
 
     def live_nic(self, port: InterfaceState, link: Link | None) -> InterfaceState:
         """DCBX run by the OS (mlnx_qos's own default), and receive buffers as the mlx5 driver sizes

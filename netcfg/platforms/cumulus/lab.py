@@ -30,10 +30,12 @@ class CumulusSimulator(Simulator):
             SYSTEM.cli: render_system(state.os_version, state.name),
             CONFIG.cli: "\n".join(render_lines(state)) + "\n",
             ROCE.cli: render_roce(globals_of(state), gap),
-            INTERFACES.cli: render_interfaces(state, gap),
             LLDP.cli: render_lldp(state),
-            **render_counters(state),
-        }
+        } | self.render_readings(state, device)
+
+    def render_readings(self, state: DeviceState, device: Device) -> dict[str, str]:
+        # The interface listing carries each port's link state and counters.
+        return {INTERFACES.cli: render_interfaces(state, state.not_operational), **render_counters(state)}
 
     def factory_qos(self, state: DeviceState, device: Device) -> DeviceState | None:
         """QoS as Cumulus ships it, RoCE not configured: 802.1p trusted, priority n on queue n, ECN on

@@ -136,3 +136,6 @@ class EosSimulator(Simulator):
 
     def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:
         return render_outputs(state)
+
+    def render_readings(self, state: DeviceState, device: Device) -> dict[str, str]:
+        return render_counter_outputs(state)

@@ -48,6 +48,10 @@ class JunosSimulator(Simulator):
             SHOW_CONFIG_COUNT.cli: count(config),
             SHOW_VERSION.cli: show_version(state.name, state.model, state.os_version),
             SHOW_LLDP.cli: show_lldp_neighbors(state.lldp),
+        } | self.render_readings(state, device)
+
+    def render_readings(self, state: DeviceState, device: Device) -> dict[str, str]:
+        return {
             SHOW_EXTENSIVE.cli: show_interfaces_extensive(state),
             SHOW_QUEUE.cli: show_interfaces_queue(state),
         }

@@ -401,5 +401,8 @@ class SonicSimulator(Simulator):
             STATUS.cli: show_interfaces_status(state),
         } | counter_outputs(state)
 
+    def render_readings(self, state: DeviceState, device: Device) -> dict[str, str]:
+        return counter_outputs(state)
+
     def factory_qos(self, state: DeviceState, device: Device) -> DeviceState | None:
         return factory_qos(state, device)

@@ -45,8 +45,16 @@ def render_outputs(state: DeviceState, device: Device) -> dict[str, str]:
             bus=f"{0x06 + index * 0x10:02x}",
             eeprom=True,
         )
-        out |= linux_counters.render_nic_readings(state, port, nic, BNXT_COUNTERS, LINK_MODES, stats_lines)
     out[LLDP.cli] = linux_host.render_lldp(state)
+    return out | render_readings(state, device)
+
+
+def render_readings(state: DeviceState, device: Device) -> dict[str, str]:
+    """What the host's NICs print that changes from one reading to the next: GIDs, link, counters."""
+    out: dict[str, str] = {}
+    for nic in device.nics:
+        port = state.interfaces.get(nic.netdev, InterfaceState(name=nic.netdev))
+        out |= linux_counters.render_nic_readings(state, port, nic, BNXT_COUNTERS, LINK_MODES, stats_lines)
     return out
 
 
@@ -115,6 +123,9 @@ class ThorSimulator(Simulator):
 
     def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:
         return render_outputs(state, device)
+
+    def render_readings(self, state: DeviceState, device: Device) -> dict[str, str]:
+        return render_readings(state, device)
 
     def factory_qos(self, state: DeviceState, device: Device) -> DeviceState:
         """Broadcom's defaults on every NIC (CNP priority 7 where NVIDIA's is 6); MTU, firmware and
