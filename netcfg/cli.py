@@ -176,7 +176,8 @@ def _check_states(
             raise InputError(f"--{option}", "compares counters with a snapshot: give --snapshot too")
         if folder:
             check_earlier(Path(args.snapshot), Path(folder), f"--{option}")
-        earlier[option] = snapshot_states(fabric, Path(folder)) if folder else None
+        # Rules read an earlier reading's counters only: its settings and LLDP are not parsed.
+        earlier[option] = snapshot_states(fabric, Path(folder), counters_only=True) if folder else None
     findings = run_checks(fabric, policy, states, earlier["previous"], earlier["baseline"])
     report = Report(
         fabric.name,

@@ -101,13 +101,15 @@ def missing_configs(fabric: Fabric, states: dict[str, DeviceState], folder: Path
 
 
 def snapshot_states(
-    fabric: Fabric, folder: Path, skip: Collection[str] = frozenset()
+    fabric: Fabric, folder: Path, skip: Collection[str] = frozenset(), *, counters_only: bool = False
 ) -> dict[str, DeviceState]:
     """States from raw command outputs saved as `<snapshot>/<device>.jsonl` (netcfg's file per
     device) or `<snapshot>/<device>/<command>.txt` (a folder per device, made by hand or by another
     tool).
 
     Devices named in `skip` are left out (drift skips the devices whose outputs did not change).
+    `counters_only`: an earlier reading, which rules judge by its counters alone
+    (`Platform.parse_counters`).
     Hidden entries and files (`meta.json`, a README, `.DS_Store`) are not devices; an entry that is
     not a device of the inventory is refused, and so is a device's entry that is neither its file of
     outputs nor a folder.
@@ -134,7 +136,9 @@ def snapshot_states(
             if error:
                 states[name] = device_state(device, {}, (error["kind"], error["message"]))
             else:
-                states[name] = share_equal(device_state(device, read_device_outputs(path), None), shared)
+                outputs = read_device_outputs(path)
+                state = device_state(device, outputs, None, counters_only=counters_only)
+                states[name] = share_equal(state, shared)
                 states[name].read_at = entry.get("read_at")
             kept.one_more()
     return states
@@ -285,8 +289,12 @@ def withhold_secrets(platform: Platform, state: DeviceState) -> DeviceState:
     return state
 
 
-def device_state(device: Device, outputs: dict[str, str], error: tuple[str, str] | None) -> DeviceState:
-    """One collected device's state: its parsed outputs, or why it could not be collected."""
+def device_state(
+    device: Device, outputs: dict[str, str], error: tuple[str, str] | None, *, counters_only: bool = False
+) -> DeviceState:
+    """One collected device's state: its parsed outputs, or why it could not be collected.
+
+    `counters_only`: only what an earlier reading is judged by (`Platform.parse_counters`)."""
     if error:
         return DeviceState(name=device.name, platform=device.platform, collection_error=error)
     # No catch-all: a parser that raises has a bug, and blaming the device's output for it would hide
@@ -295,7 +303,8 @@ def device_state(device: Device, outputs: dict[str, str], error: tuple[str, str]
     # An output no parser can read is left out and reported in its stead (a platform that misses it
     # would say "output missing" under the same command).
     unreadable = {file: found for file, text in outputs.items() if (found := unreadable_output(text))}
-    state = platform.parse_outputs({f: t for f, t in outputs.items() if f not in unreadable}, device)
+    parse = platform.parse_counters if counters_only else platform.parse_outputs
+    state = parse({f: t for f, t in outputs.items() if f not in unreadable}, device)
     # Saved outputs are masked already, a folder of outputs netcfg did not save may not be.
     state = withhold_secrets(platform, state)
     if unreadable:
