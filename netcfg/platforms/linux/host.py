@@ -217,8 +217,16 @@ def generic_text(text: str, device: Device) -> str:
     Every server of a fabric runs the same script and prints the same values but for its NIC
     names, so the generic text repeats across thousands of hosts and parses once.
     """
-    names = {nic.netdev: f"@netdev{i}" for i, nic in enumerate(device.nics)}
-    names |= {nic.rdma_device: f"@rdma{i}" for i, nic in enumerate(device.nics)}
+    return _generic_text(text, tuple((nic.netdev, nic.rdma_device) for nic in device.nics))
+
+
+@lru_cache(maxsize=1024)
+def _generic_text(text: str, nics: tuple[tuple[str, str], ...]) -> str:
+    # Cached by the text and the NIC names: servers of one shape print the same dumps under the same
+    # names, so the substitution runs once for all of them (a GID table, its own on each server,
+    # passes through).
+    names = {netdev: f"@netdev{i}" for i, (netdev, _) in enumerate(nics)}
+    names |= {rdma: f"@rdma{i}" for i, (_, rdma) in enumerate(nics)}
     # Outputs seldom hold a `#`; the blanking pass over each text was a sixth of this function.
     if "#" in text:
         text = _COMMENT.sub("", text)
