@@ -9,18 +9,22 @@ folder per device of a file per command (what users and other tools make), conve
 `netcfg snapshot convert`.
 
 `--compare CHECKOUT` runs the same check with another netcfg checkout (previous main, say) on the
-per-command folders, interleaved with this one's runs: other work on a shared machine moves every
-figure, so compare each run's ratio to its loop. Target on a 2-core machine: at most 10 s, 1 GiB.
-Not a test: run it with `make bench-snapshot`.
+per-command folders (`--compare-layout device`: on the device files), interleaved with this one's
+runs: other work on a shared machine moves every figure, so compare each run's ratio to its loop.
+Every run writes its findings as JSON; the bench fails unless all runs of a layout found exactly the
+same.
+Target on a 2-core machine: at most 10 s, 1 GiB. Not a test: run it with `make bench-snapshot`.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -65,8 +69,10 @@ def write_snapshots(folder: Path, scalable_units: int, servers_per_su: int, rail
     (folder / "complete").write_text("both snapshots written\n", encoding="utf-8")
 
 
-def run_check(checkout: Path, folder: Path, layout: str) -> tuple[float, float, float, int]:
-    """(wall s, CPU s, peak RSS MiB, exit code) of one `netcfg check` of the two snapshots."""
+def run_check(
+    checkout: Path, folder: Path, layout: str, report: Path
+) -> tuple[float, float, float, int, list]:
+    """(wall s, CPU s, peak RSS MiB, exit code, findings) of one `netcfg check` of the two snapshots."""
     suffix = "-folders" if layout == "folders" else ""
     argv = [
         *_python(checkout),
@@ -76,6 +82,10 @@ def run_check(checkout: Path, folder: Path, layout: str) -> tuple[float, float, 
         str(folder / f"after{suffix}"),
         "--previous",
         str(folder / f"before{suffix}"),
+        "--format",
+        "json",
+        "--output",
+        str(report),
     ]
     env = {**os.environ, "PYTHONPATH": str(checkout), "PYTHONDONTWRITEBYTECODE": "1"}
     t = time.perf_counter()
@@ -86,7 +96,8 @@ def run_check(checkout: Path, folder: Path, layout: str) -> tuple[float, float, 
     err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
     if proc.returncode not in (0, 1):
         raise SystemExit(f"netcfg check ({checkout}, {layout}) exited {proc.returncode}: {err[-2000:]}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, proc.returncode
+    findings = json.loads(report.read_text(encoding="utf-8"))["findings"]
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, proc.returncode, findings
 
 
 def main() -> int:
@@ -98,6 +109,9 @@ def main() -> int:
     ap.add_argument("--dir", type=Path, default=DEFAULT, help="where the two snapshots are kept")
     ap.add_argument("--fresh", action="store_true", help="write the snapshots again")
     ap.add_argument("--compare", type=Path, help="another netcfg checkout, run on the per-command folders")
+    ap.add_argument(
+        "--compare-layout", default="folders", help="the layout --compare reads: device or folders"
+    )
     ap.add_argument(
         "--layouts", default="device", help="this checkout's layouts to check: device, folders or both"
     )
@@ -111,18 +125,28 @@ def main() -> int:
     layouts = ["device", "folders"] if args.layouts == "both" else [args.layouts]
     runs = [(ROOT, layout) for layout in layouts]
     if args.compare:
-        runs.append((args.compare.resolve(), "folders"))
+        runs.append((args.compare.resolve(), args.compare_layout))
     figures: dict[tuple[Path, str], list[tuple[float, float, float, float]]] = {run: [] for run in runs}
     print("netcfg check --snapshot after --previous before (target <= 10 s, <= 1,024 MiB):")
+    # Per layout: a finding may name the file it was read from (a device file or a command's file).
+    found: dict[str, list[list]] = {layout: [] for _, layout in runs}
     for i in range(args.runs):
         for checkout, layout in runs:
             loop = machine_speed()
-            wall, cpu, rss, code = run_check(checkout, folder, layout)
+            with tempfile.TemporaryDirectory(prefix="bench-snapshot-") as scratch:
+                wall, cpu, rss, code, findings = run_check(checkout, folder, layout, Path(scratch) / "r.json")
+            found[layout].append(findings)
             figures[(checkout, layout)].append((wall, cpu, rss, loop))
             print(
                 f"  run {i + 1} {checkout.name:<10} {layout:<8} {wall:6.2f} s wall, {cpu:6.2f} s CPU, "
                 f"{rss:7,.0f} MiB, exit {code}  (10M-step loop {loop:.2f} s; wall/loop {wall / loop:5.1f})"
             )
+    for layout, all_found in found.items():
+        if any(findings != all_found[0] for findings in all_found):
+            raise SystemExit(
+                f"the runs on {layout} found different findings: every checkout must find the same"
+            )
+        print(f"every run on {layout} found the same {len(all_found[0])} findings")
     for (checkout, layout), rows in figures.items():
         if not rows:
             continue
