@@ -88,8 +88,10 @@ class CounterNames:
     def __post_init__(self) -> None:
         names = [re.escape(n) for n in self.stats]
         names += [re.escape(p).replace(re.escape("{p}"), "[0-7]") for p in self.per_priority.values()]
-        pattern = rf"^[ \t]+({'|'.join(names)}): (\d+)[ \t]*$"
-        object.__setattr__(self, "stats_lines", re.compile(pattern, re.M))
+        # Matched from the newline before each line (the text is read with one put in front): a
+        # literal the regex engine searches for, where `^` is tried at every character.
+        pattern = rf"\n[ \t]+({'|'.join(names)}): (\d+)[ \t]*(?=\n|\Z)"
+        object.__setattr__(self, "stats_lines", re.compile(pattern))
 
     def render_names(self) -> dict[str, str]:
         """PortCounters field -> the hw_counters file the lab prints it in (the first name listed)."""
@@ -105,7 +107,8 @@ _LINK_DETECTED = re.compile(r"^\s*Link detected:\s*(yes|no)\s*$", re.M)
 _SPEED = re.compile(r"^\s*Speed:\s*(\S+)", re.M)
 _MBPS = re.compile(r"(\d+)Mb/s")
 _STATS_HEADER = "NIC statistics:"
-_VALUE = re.compile(r"^(/sys/[^:\n]*):([^\n]*)$", re.M)
+# From the newline before each line, as `CounterNames.stats_lines`.
+_VALUE = re.compile(r"\n(/sys/[^:\n]*):([^\n]*)")
 _GREP_ERROR = re.compile(r"^grep: ([^\n]*)$", re.M)
 _GT_S = re.compile(r"(\d+(?:\.\d+)?) GT/s")
 
@@ -180,7 +183,7 @@ def _read_stats(
     if not text.lstrip().startswith(_STATS_HEADER):
         state.unparsed[cmd.cli] = f"no `{_STATS_HEADER}` table"
         return False
-    values = dict(names.stats_lines.findall(text))
+    values = dict(names.stats_lines.findall("\n" + text))
     if not values:
         state.unparsed[cmd.cli] = f"none of the counters netcfg reads in the `{_STATS_HEADER}` table"
         return False
@@ -209,7 +212,7 @@ def _read_sysfs(
     text = outputs.get(cmd.file) or ""
     if not text.strip():
         return []
-    values = dict(_VALUE.findall(text))
+    values = dict(_VALUE.findall("\n" + text))
     errors = _GREP_ERROR.findall(text) if "grep: " in text else []
     pcie = {
         name: values[pcie_path(nic, name)].strip() for name in PCIE_FILES if pcie_path(nic, name) in values
