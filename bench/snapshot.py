@@ -25,6 +25,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -69,10 +70,39 @@ def write_snapshots(folder: Path, scalable_units: int, servers_per_su: int, rail
     (folder / "complete").write_text("both snapshots written\n", encoding="utf-8")
 
 
+def _tree_rss_mib(pid: int) -> float:
+    """RSS of a process and all its descendants, summed (pages they share counted in each)."""
+    total, pending = 0, [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+            for task in Path(f"/proc/{current}/task").iterdir():
+                pending += [int(c) for c in (task / "children").read_text().split()]
+        except (OSError, ValueError):
+            continue
+        total += next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
+    return total / 1024
+
+
+class TreePeak(threading.Thread):
+    """The largest `_tree_rss_mib` of a process seen while it runs, sampled every 20 ms: what a
+    check and its worker processes hold at once (each one's own peak is all `wait4` reports)."""
+
+    def __init__(self, pid: int) -> None:
+        super().__init__(daemon=True)
+        self.pid, self.peak, self.done = pid, 0.0, threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(0.02):
+            self.peak = max(self.peak, _tree_rss_mib(self.pid))
+
+
 def run_check(
     checkout: Path, folder: Path, layout: str, report: Path
-) -> tuple[float, float, float, int, list]:
-    """(wall s, CPU s, peak RSS MiB, exit code, findings) of one `netcfg check` of the two snapshots."""
+) -> tuple[float, float, float, float, int, list]:
+    """(wall s, CPU s, peak RSS MiB, peak RSS of the process tree MiB, exit code, findings) of one
+    `netcfg check` of the two snapshots."""
     suffix = "-folders" if layout == "folders" else ""
     argv = [
         *_python(checkout),
@@ -90,14 +120,19 @@ def run_check(
     env = {**os.environ, "PYTHONPATH": str(checkout), "PYTHONDONTWRITEBYTECODE": "1"}
     t = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=checkout)
+    tree = TreePeak(proc.pid)
+    tree.start()
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t
+    tree.done.set()
+    tree.join()
     proc.returncode = os.waitstatus_to_exitcode(status)
     err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
     if proc.returncode not in (0, 1):
         raise SystemExit(f"netcfg check ({checkout}, {layout}) exited {proc.returncode}: {err[-2000:]}")
     findings = json.loads(report.read_text(encoding="utf-8"))["findings"]
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, proc.returncode, findings
+    rss = usage.ru_maxrss / 1024
+    return wall, usage.ru_utime + usage.ru_stime, rss, max(rss, tree.peak), proc.returncode, findings
 
 
 def main() -> int:
@@ -126,7 +161,9 @@ def main() -> int:
     runs = [(ROOT, layout) for layout in layouts]
     if args.compare:
         runs.append((args.compare.resolve(), args.compare_layout))
-    figures: dict[tuple[Path, str], list[tuple[float, float, float, float]]] = {run: [] for run in runs}
+    figures: dict[tuple[Path, str], list[tuple[float, float, float, float, float]]] = {
+        run: [] for run in runs
+    }
     print("netcfg check --snapshot after --previous before (target <= 10 s, <= 1,024 MiB):")
     # Per layout: a finding may name the file it was read from (a device file or a command's file).
     found: dict[str, list[list]] = {layout: [] for _, layout in runs}
@@ -134,12 +171,15 @@ def main() -> int:
         for checkout, layout in runs:
             loop = machine_speed()
             with tempfile.TemporaryDirectory(prefix="bench-snapshot-") as scratch:
-                wall, cpu, rss, code, findings = run_check(checkout, folder, layout, Path(scratch) / "r.json")
+                wall, cpu, rss, tree, code, findings = run_check(
+                    checkout, folder, layout, Path(scratch) / "r.json"
+                )
             found[layout].append(findings)
-            figures[(checkout, layout)].append((wall, cpu, rss, loop))
+            figures[(checkout, layout)].append((wall, cpu, rss, tree, loop))
             print(
                 f"  run {i + 1} {checkout.name:<10} {layout:<8} {wall:6.2f} s wall, {cpu:6.2f} s CPU, "
-                f"{rss:7,.0f} MiB, exit {code}  (10M-step loop {loop:.2f} s; wall/loop {wall / loop:5.1f})"
+                f"{rss:7,.0f} MiB ({tree:,.0f} MiB with workers), exit {code}  "
+                f"(10M-step loop {loop:.2f} s; wall/loop {wall / loop:5.1f})"
             )
     for layout, all_found in found.items():
         if any(findings != all_found[0] for findings in all_found):
@@ -150,12 +190,13 @@ def main() -> int:
     for (checkout, layout), rows in figures.items():
         if not rows:
             continue
-        walls, cpus, rsses, loops = (list(column) for column in zip(*rows, strict=True))
-        ratio = statistics.median(w / lp for w, _, _, lp in rows)
+        walls, cpus, rsses, trees, loops = (list(column) for column in zip(*rows, strict=True))
+        ratio = statistics.median(w / lp for w, _, _, _, lp in rows)
         print(
             f"{checkout.name:<10} {layout:<8} median {statistics.median(walls):6.2f} s wall "
-            f"(min {min(walls):.2f}), {statistics.median(cpus):.2f} s CPU, peak {max(rsses):,.0f} MiB; "
-            f"wall/loop {ratio:.1f}, loop {statistics.median(loops):.2f} s"
+            f"(min {min(walls):.2f}), {statistics.median(cpus):.2f} s CPU, peak {max(rsses):,.0f} MiB "
+            f"({max(trees):,.0f} MiB with workers); wall/loop {ratio:.1f}, "
+            f"loop {statistics.median(loops):.2f} s"
         )
     return 0
 
