@@ -6,6 +6,7 @@ of two readings finds exactly what it found when both were parsed whole."""
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from netcfg.model import DeviceState
 from netcfg.policy import load_policy
 from netcfg.snapshot import DEVICE_FILES, read_device_outputs
 from netcfg.sources import device_state, snapshot_states
+from tests.test_bad_input import error_of
 
 ROOT = Path(__file__).resolve().parent.parent
 MULTI = ROOT / "inventories" / "lab-multi"
@@ -111,3 +113,23 @@ def test_a_check_finds_what_it_found_with_the_earlier_reading_parsed_whole(
     assert [(f["device"], f["rule"], f.get("interface"), f["message"]) for f in found] == [
         (f.device, f.rule, f.interface, f.message) for f in both
     ]
+
+
+def test_a_broken_snapshot_is_named_before_its_broken_earlier_reading(
+    readings: tuple, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The earlier reading is read beside the snapshot (a worker process), yet errors come as reading
+    them one after the other gives them: the snapshot's first, then the earlier one's, each one line."""
+    _, _, before, after = readings
+    now, then = tmp_path / "after", tmp_path / "before"
+    shutil.copytree(after, now)
+    shutil.copytree(before, then)
+    (then / "gpu02.jsonl").write_text("not json\n", encoding="utf-8")
+    (now / "leaf-su1-r1.jsonl").write_text('{"file": "../x.txt", "output": ""}\n', encoding="utf-8")
+    inventory = str(MULTI / "fabric.yaml")
+    argv = ["check", inventory, "--snapshot", str(now), "--previous", str(then)]
+    err = error_of(capsys, *argv)
+    assert err.startswith(f"netcfg: error: {now / 'leaf-su1-r1.jsonl'}:1: file: ")
+    shutil.copy(after / "leaf-su1-r1.jsonl", now / "leaf-su1-r1.jsonl")
+    err = error_of(capsys, *argv)
+    assert err.startswith(f"netcfg: error: {then / 'gpu02.jsonl'}:1: not JSON")
