@@ -170,12 +170,15 @@ class EarlierReadings:
                 found = _read_earlier(self.fabric, self.snapshot, self.earlier)
             else:
                 workers, spool = self._worker
-                workers.results()  # what reading them raised is raised here
-                spool.seek(0)
-                # Unpickled states live on, as parsed ones do (see `paused_gc`).
-                with paused_gc(keep=True):
-                    # Written by this run's own worker into a file no other process can open.
-                    found = pickle.load(spool)
+                (spooled,) = workers.results()  # what reading them raised is raised here
+                if spooled:
+                    spool.seek(0)
+                    # Unpickled states live on, as parsed ones do (see `paused_gc`).
+                    with paused_gc(keep=True):
+                        # Written by this run's own worker into a file no other process can open.
+                        found = pickle.load(spool)
+                else:  # the temporary folder's disk was full: read here after all
+                    found = _read_earlier(self.fabric, self.snapshot, self.earlier)
             self._read = dict(zip((o for o, _ in self.earlier), found, strict=True))
         return self._read[option]
 
@@ -196,14 +199,28 @@ def earlier_readings(
         yield None
         return
     readings = EarlierReadings(fabric, snapshot, earlier)
-    if (os.cpu_count() or 1) < 2 or process_context().get_start_method() != "fork":
+    spool = (
+        _spool_file()
+        if (os.cpu_count() or 1) > 1 and process_context().get_start_method() == "fork"
+        else None
+    )
+    if spool is None:
         yield readings
         return
-    with tempfile.TemporaryFile(prefix="netcfg-earlier-") as spool:
+    with spool:
         job = (fabric, snapshot, list(earlier), spool.fileno())
         with ChildProcesses(_spool_earlier, [job], progress=False) as workers:
             readings._worker = (workers, spool)
             yield readings
+
+
+def _spool_file() -> IO[bytes] | None:
+    """An unnamed temporary file (gone with the last process holding it, however it ends); None
+    where there is no writable temporary folder: the earlier readings are then read in-process."""
+    try:
+        return tempfile.TemporaryFile(prefix="netcfg-earlier-")
+    except OSError:
+        return None
 
 
 def _read_earlier(
@@ -217,12 +234,17 @@ def _read_earlier(
     return found
 
 
-def _spool_earlier(job: tuple[Fabric, Path, list[tuple[str, Path]], int], progress: object) -> None:
-    """The worker's job: `_read_earlier`, pickled into the file it inherited (forked)."""
+def _spool_earlier(job: tuple[Fabric, Path, list[tuple[str, Path]], int], progress: object) -> bool:
+    """The worker's job: `_read_earlier`, pickled into the file it inherited (forked); False where
+    the file could not be written."""
     fabric, snapshot, earlier, fd = job
     found = _read_earlier(fabric, snapshot, earlier)
-    with os.fdopen(os.dup(fd), "wb") as out:
-        pickle.dump(found, out, protocol=pickle.HIGHEST_PROTOCOL)
+    try:
+        with os.fdopen(os.dup(fd), "wb") as out:
+            pickle.dump(found, out, protocol=pickle.HIGHEST_PROTOCOL)
+    except OSError:
+        return False
+    return True
 
 
 def unchanged_devices(before: Path, after: Path) -> set[str]:

@@ -5,6 +5,7 @@ of two readings finds exactly what it found when both were parsed whole."""
 
 from __future__ import annotations
 
+import errno
 import json
 import shutil
 import time
@@ -14,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from netcfg import sources
 from netcfg.checks.runner import run_checks
 from netcfg.cli import main
 from netcfg.inventory import load_fabric
@@ -133,3 +135,27 @@ def test_a_broken_snapshot_is_named_before_its_broken_earlier_reading(
     shutil.copy(after / "leaf-su1-r1.jsonl", now / "leaf-su1-r1.jsonl")
     err = error_of(capsys, *argv)
     assert err.startswith(f"netcfg: error: {then / 'gpu02.jsonl'}:1: not JSON")
+
+
+def _no_space(*args: object, **kwargs: object) -> None:
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+@pytest.mark.parametrize("where", ["no temporary file", "disk full in the worker"])
+def test_earlier_readings_are_read_without_a_temporary_file_to_spool_them(
+    readings: tuple, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    _, _, before, after = readings
+    argv = ["check", str(MULTI / "fabric.yaml"), "--snapshot", str(after), "--previous", str(before)]
+    main([*argv, "--format", "json", "--output", str(tmp_path / "spooled.json")])
+    if where == "no temporary file":
+        monkeypatch.setattr(sources.tempfile, "TemporaryFile", _no_space)
+    else:  # the forked worker inherits the patch
+        monkeypatch.setattr(sources.pickle, "dump", _no_space)
+    main([*argv, "--format", "json", "--output", str(tmp_path / "here.json")])
+    spooled, here = (
+        json.loads((tmp_path / f).read_text(encoding="utf-8")) for f in ("spooled.json", "here.json")
+    )
+    assert here["findings"] == spooled["findings"] and any(
+        f["rule"] == "link.flapping" for f in here["findings"]
+    )
