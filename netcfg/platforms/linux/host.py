@@ -11,7 +11,6 @@ import re
 import shlex
 import zlib
 from collections.abc import Callable
-from dataclasses import replace
 from functools import lru_cache
 
 from netcfg.model import Device, DeviceState, Gid, InterfaceState, LldpNeighbor, Nic
@@ -74,8 +73,10 @@ def read_nic_gids(
     }
 
 
-# A GID as sysfs prints it at the end of its `path:value` line: eight groups of four hex digits.
-_GID_ADDRESS = re.compile(r"(?<=:)[0-9a-f]{4}(?::[0-9a-f]{4}){7}$", re.M)
+# A GID as sysfs prints it at the end of its `path:value` line: eight groups of four hex digits,
+# matched with the colon before them (a literal the regex engine searches for; a look-behind is
+# tried at every character).
+_GID_ADDRESS = re.compile(r":([0-9a-f]{4}(?::[0-9a-f]{4}){7})$", re.M)
 _ADDRESS_HOLE = "@gid"
 
 
@@ -92,13 +93,14 @@ def read_gids(text: str) -> dict[int, Gid] | None:
     addresses: list[str] = []
 
     def hole(found: re.Match[str]) -> str:
-        addresses.append(found.group())
-        return f"{_ADDRESS_HOLE}{len(addresses) - 1}"
+        addresses.append(found.group(1))
+        return f":{_ADDRESS_HOLE}{len(addresses) - 1}"
 
     table = _gid_table(_GID_ADDRESS.sub(hole, text))
     if table is None or not addresses:
         return table
-    return {n: replace(gid, address=_filled(gid.address, addresses)) for n, gid in table.items()}
+    # Built directly: `dataclasses.replace` looks the fields up again for every GID of every server.
+    return {n: Gid(_filled(gid.address, addresses), gid.type, gid.netdev) for n, gid in table.items()}
 
 
 def _filled(address: str, addresses: list[str]) -> str:
