@@ -12,6 +12,7 @@ published NIC setup scripts do. netcfg renders no `--set`: no vendor page shows 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from netcfg.model import InterfaceState, Nic
 from netcfg.platforms.base import Command
@@ -31,12 +32,14 @@ def roce_accl_command(nic: Nic) -> Command:
     )
 
 
+@lru_cache(maxsize=64)
 def read_reorder_tolerance(text: str | None) -> tuple[bool | None, str | None]:
     """(whether the register shows adaptive routing forced on, why the output is unreadable).
 
     Unknown, and no complaint, where nothing was read or the tool says it cannot: no output, MFT's
     `-E-` error (firmware without the register), the shell's `command not found` (no MFT), or the
-    register's table without this row (older firmware). Any other text is unreadable."""
+    register's table without this row (older firmware). Any other text is unreadable. Cached: the
+    register names no NIC, so a fabric's NICs print a few texts between them."""
     if text is None:
         return None, None
     found = _ROW.search(text)
