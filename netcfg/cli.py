@@ -38,11 +38,11 @@ from netcfg.report.table import print_table
 from netcfg.report.text import neutral
 from netcfg.rules import Finding, Severity
 from netcfg.sources import (
-    SnapshotReadings,
+    EarlierReadings,
     config_states,
+    earlier_readings,
     intent_states,
     missing_configs,
-    snapshot_readings,
     snapshot_states,
     unreadable_output,
 )
@@ -106,9 +106,7 @@ def cmd_render(args: argparse.Namespace, console: Console) -> int:
     return EXIT_OK
 
 
-def _states(
-    args: argparse.Namespace, fabric: Fabric, policy: Policy, readings: SnapshotReadings | None = None
-) -> tuple[dict, str]:
+def _states(args: argparse.Namespace, fabric: Fabric, policy: Policy) -> tuple[dict, str]:
     if args.configs and args.snapshot:
         raise InputError("--configs/--snapshot", "give one source of state, not both")
     if args.allow_missing and not args.configs:
@@ -119,8 +117,7 @@ def _states(
             missing_configs(fabric, states, Path(args.configs))
         return states, f"configs {args.configs}"
     if args.snapshot:
-        states = readings.states() if readings is not None else snapshot_states(fabric, Path(args.snapshot))
-        return states, f"snapshot {args.snapshot}"
+        return snapshot_states(fabric, Path(args.snapshot)), f"snapshot {args.snapshot}"
     return intent_states(fabric, policy), "rendered intent"
 
 
@@ -162,9 +159,9 @@ def cmd_check(args: argparse.Namespace, console: Console) -> int:
         (option, Path(getattr(args, option))) for option in ("previous", "baseline") if getattr(args, option)
     ]
     snapshot = Path(args.snapshot) if args.snapshot and not args.configs else None
-    # The earlier readings (and a share of the snapshot) are read beside it, on the other core.
-    with snapshot_readings(fabric, snapshot, earlier) as readings:
-        states, source = _states(args, fabric, policy, readings)
+    # The earlier readings are read beside the snapshot, on the other core.
+    with earlier_readings(fabric, snapshot, earlier) as readings:
+        states, source = _states(args, fabric, policy)
         # The fabric and its states live until the command ends: the collections that reading
         # earlier snapshots and building the report trigger need not walk their objects again.
         with frozen():
@@ -178,7 +175,7 @@ def _check_states(
     policy: Policy,
     states: dict[str, DeviceState],
     source: str,
-    readings: SnapshotReadings | None,
+    readings: EarlierReadings | None,
 ) -> int:
     earlier = {}
     for option in ("previous", "baseline"):
@@ -186,7 +183,7 @@ def _check_states(
         if folder and (not args.snapshot or readings is None):
             raise InputError(f"--{option}", "compares counters with a snapshot: give --snapshot too")
         # Rules read an earlier reading's counters only: its settings and LLDP are not parsed.
-        earlier[option] = readings.earlier_states(option) if folder and readings else None
+        earlier[option] = readings.states(option) if folder and readings else None
     findings = run_checks(fabric, policy, states, earlier["previous"], earlier["baseline"])
     report = Report(
         fabric.name,

@@ -6,7 +6,7 @@ import json
 import os
 import pickle
 import tempfile
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -120,21 +120,6 @@ def snapshot_states(
     not a device of the inventory is refused, and so is a device's entry that is neither its file of
     outputs nor a folder.
     """
-    return _merged([_some_states(fabric, folder, lambda name: name not in skip, counters_only)])
-
-
-# Where reading a snapshot's devices stopped: (the device's place in the snapshot, why).
-_Failed = tuple[int, InputError] | None
-# What reading some of a snapshot's devices gave: their states by name, where it stopped (if it did),
-# and the names of all the snapshot's devices, in its order.
-_Part = tuple[dict[str, DeviceState], _Failed, list[str]]
-
-
-def _some_states(
-    fabric: Fabric, folder: Path, wanted: Callable[[str], bool], counters_only: bool = False
-) -> _Part:
-    """`snapshot_states` of the devices `wanted` says, and where it stopped on the first device it
-    refused (a refusal of the snapshot as a whole is raised)."""
     entries = device_entries(folder, fabric.devices)
     shared: dict[tuple, object] = {}
     if not entries:
@@ -146,125 +131,74 @@ def _some_states(
     # Thousands of states are built here and all of them live on: a collection of the young
     # generation finds nothing to free, and walks every one of them.
     with paused_gc(keep=True) as kept:
-        for place, (name, path) in enumerate(entries.items()):
-            if not wanted(name):
+        for name, path in entries.items():
+            if name in skip:
                 continue
             device = fabric.devices.get(name)
             if device is None:
-                error = InputError(str(path), f"device {name!r} is not in the inventory {fabric.source}")
-                return states, (place, error), list(entries)
+                raise InputError(str(path), f"device {name!r} is not in the inventory {fabric.source}")
             entry = meta.get(name, {})
             error = entry.get("error")
             if error:
                 states[name] = device_state(device, {}, (error["kind"], error["message"]))
             else:
-                try:
-                    outputs = read_device_outputs(path)
-                except InputError as exc:
-                    return states, (place, exc), list(entries)
+                outputs = read_device_outputs(path)
                 state = device_state(device, outputs, None, counters_only=counters_only)
                 states[name] = share_equal(state, shared)
                 states[name].read_at = entry.get("read_at")
             kept.one_more()
-    return states, None, list(entries)
+    return states
 
 
-def _merged(parts: Sequence[_Part]) -> dict[str, DeviceState]:
-    """One snapshot's states read in parts, in the snapshot's order; what reading it one device
-    after the other would have raised (the refusal of the first device refused) is raised."""
-    failures = [failed for _, failed, _ in parts if failed is not None]
-    if failures:
-        raise min(failures, key=lambda failed: failed[0])[1]
-    if len(parts) == 1:
-        return parts[0][0]
-    return {
-        name: state
-        for name in parts[0][2]
-        for states, _, _ in parts
-        if (state := states.get(name)) is not None
-    }
+class EarlierReadings:
+    """A check's earlier readings (`--previous`, `--baseline`) of its `--snapshot`, each refused as
+    `check_earlier` refuses it, else read for its counters (`snapshot_states(counters_only=True)`).
 
-
-class SnapshotReadings:
-    """A check's `--snapshot` and its earlier readings (`--previous`, `--baseline`): each earlier one
-    refused as `check_earlier` refuses it, else read for its counters (`snapshot_states(counters_only
-    =True)`), and the snapshot read whole.
-
-    `earlier_states` gives each earlier reading, or raises what reading it raised, in the order
-    reading them one after the other raises it (the snapshot's own refusals first). Started by
-    `snapshot_readings` before the caller reads the snapshot (`states`), they are read in a worker
-    process on the machine's other core, with a share of the snapshot's hosts (`worker_share`).
+    `states` gives each reading, or raises what reading it raised, in the order reading them one
+    after the other raises it. Started by `earlier_readings` before the caller reads the snapshot
+    itself, they are read in a worker process on the machine's other core.
     """
 
     def __init__(self, fabric: Fabric, snapshot: Path, earlier: Sequence[tuple[str, Path]]) -> None:
         self.fabric, self.snapshot, self.earlier = fabric, snapshot, list(earlier)
-        self.theirs: frozenset[str] = frozenset()
         self._worker: tuple[ChildProcesses, IO[bytes]] | None = None
-        self._sent: tuple[_Part, object] | None = None
         self._read: dict[str, dict[str, DeviceState]] | None = None
 
-    def states(self) -> dict[str, DeviceState]:
-        """The snapshot's states: the devices the worker does not read are read here meanwhile."""
-        mine = _some_states(self.fabric, self.snapshot, lambda name: name not in self.theirs)
-        return _merged([mine, self._received()[0]] if self.theirs else [mine])
-
-    def earlier_states(self, option: str) -> dict[str, DeviceState]:
+    def states(self, option: str) -> dict[str, DeviceState]:
         if self._read is None:
-            found = self._received()[1] if self._worker is not None else None
-            if found is None:
+            if self._worker is None:
                 found = _read_earlier(self.fabric, self.snapshot, self.earlier)
-            elif isinstance(found, InputError):
-                raise found
-            assert isinstance(found, list)
+            else:
+                workers, spool = self._worker
+                (spooled,) = workers.results()  # what reading them raised is raised here
+                if spooled:
+                    spool.seek(0)
+                    # Unpickled states live on, as parsed ones do (see `paused_gc`).
+                    with paused_gc(keep=True):
+                        # Written by this run's own worker into a file no other process can open.
+                        found = pickle.load(spool)
+                else:  # the temporary folder's disk was full: read here after all
+                    found = _read_earlier(self.fabric, self.snapshot, self.earlier)
             self._read = dict(zip((o for o, _ in self.earlier), found, strict=True))
         return self._read[option]
 
-    def _received(self) -> tuple[_Part, object]:
-        """What the worker read: its share of the snapshot (states, where it stopped), and the
-        earlier readings (their states, what reading them raised, or None: not read)."""
-        if self._sent is None:
-            assert self._worker is not None
-            workers, spool = self._worker
-            (spooled,) = workers.results()  # what the worker raised that is not a refusal, here
-            if spooled:
-                spool.seek(0)
-                # Unpickled states live on, as parsed ones do (see `paused_gc`).
-                with paused_gc(keep=True):
-                    # Written by this run's own worker into a file no other process can open.
-                    self._sent = pickle.load(spool)
-            else:  # the temporary folder's disk was full: read here after all
-                share = _some_states(self.fabric, self.snapshot, self.theirs.__contains__)
-                self._sent = (share, None)
-        return self._sent
-
-
-def worker_share(fabric: Fabric, folder: Path) -> frozenset[str]:
-    """The devices of a snapshot its earlier readings' worker reads too: two of every three hosts.
-    A host's state costs a seventh of its parse to send back, a switch's a third; and with two
-    thirds of them the worker, which reads only counters of the earlier readings, ends about when
-    the parent does on the lab's fabrics."""
-    hosts = [
-        name for name in sorted(fabric.devices) if get_platform(fabric.devices[name].platform).kind == "host"
-    ]
-    return frozenset(name for index, name in enumerate(hosts) if index % 3)
-
 
 @contextmanager
-def snapshot_readings(
+def earlier_readings(
     fabric: Fabric, snapshot: Path | None, earlier: Sequence[tuple[str, Path]]
-) -> Iterator[SnapshotReadings | None]:
-    """`SnapshotReadings` of `snapshot` (None without a snapshot or an earlier reading), the worker
-    reading its share for the block's duration where the machine has a core to spare.
+) -> Iterator[EarlierReadings | None]:
+    """`EarlierReadings` of `snapshot` (None without a snapshot or an earlier reading), read for
+    the block's duration in a forked worker process where the machine has a core to spare.
 
-    The worker writes what it read into an unnamed temporary file as one pickle stream, read back
-    when it is asked for: sent through a pipe, the states would wait in both processes at once (the
-    worker blocked until the caller is done with its own share), which at full size took the check
-    over its memory budget.
+    The worker writes the states into an unnamed temporary file as one pickle stream, read back
+    when they are asked for: sent through a pipe, the states would wait in both processes at once
+    (the worker blocked until the caller is done with its own snapshot), which at full size took
+    the check over its memory budget.
     """
     if snapshot is None or not earlier:
         yield None
         return
-    readings = SnapshotReadings(fabric, snapshot, earlier)
+    readings = EarlierReadings(fabric, snapshot, earlier)
     spool = (
         _spool_file()
         if (os.cpu_count() or 1) > 1 and process_context().get_start_method() == "fork"
@@ -273,19 +207,18 @@ def snapshot_readings(
     if spool is None:
         yield readings
         return
-    readings.theirs = worker_share(fabric, snapshot)
     with spool:
-        job = (fabric, snapshot, list(earlier), readings.theirs, spool.fileno())
-        with ChildProcesses(_spool_readings, [job], progress=False) as workers:
+        job = (fabric, snapshot, list(earlier), spool.fileno())
+        with ChildProcesses(_spool_earlier, [job], progress=False) as workers:
             readings._worker = (workers, spool)
             yield readings
 
 
 def _spool_file() -> IO[bytes] | None:
     """An unnamed temporary file (gone with the last process holding it, however it ends); None
-    where there is no writable temporary folder: the snapshot is then read in one process."""
+    where there is no writable temporary folder: the earlier readings are then read in-process."""
     try:
-        return tempfile.TemporaryFile(prefix="netcfg-readings-")
+        return tempfile.TemporaryFile(prefix="netcfg-earlier-")
     except OSError:
         return None
 
@@ -301,26 +234,14 @@ def _read_earlier(
     return found
 
 
-def _spool_readings(
-    job: tuple[Fabric, Path, list[tuple[str, Path]], frozenset[str], int], progress: object
-) -> bool:
-    """The worker's job: its share of the snapshot, then (unless that was refused) the earlier
-    readings, pickled into the file it inherited (forked); False where the file could not be
-    written."""
-    fabric, snapshot, earlier, theirs, fd = job
-    try:
-        share = _some_states(fabric, snapshot, theirs.__contains__)
-    except InputError:  # the snapshot as a whole: the caller finds it refused too
-        share = ({}, None, [])
-    found: object = None
-    if share[1] is None:
-        try:
-            found = _read_earlier(fabric, snapshot, earlier)
-        except InputError as exc:
-            found = exc
+def _spool_earlier(job: tuple[Fabric, Path, list[tuple[str, Path]], int], progress: object) -> bool:
+    """The worker's job: `_read_earlier`, pickled into the file it inherited (forked); False where
+    the file could not be written."""
+    fabric, snapshot, earlier, fd = job
+    found = _read_earlier(fabric, snapshot, earlier)
     try:
         with os.fdopen(os.dup(fd), "wb") as out:
-            pickle.dump((share, found), out, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump(found, out, protocol=pickle.HIGHEST_PROTOCOL)
     except OSError:
         return False
     return True

@@ -159,35 +159,3 @@ def test_earlier_readings_are_read_without_a_temporary_file_to_spool_them(
     assert here["findings"] == spooled["findings"] and any(
         f["rule"] == "link.flapping" for f in here["findings"]
     )
-
-
-def test_the_snapshot_read_in_two_processes_is_the_snapshot_read_in_one(readings: tuple) -> None:
-    fabric, _, before, after = readings
-    with sources.snapshot_readings(fabric, after, [("previous", before)]) as both:
-        assert both is not None and both.theirs  # a share of the hosts is read in the worker
-        states = both.states()
-        earlier = both.earlier_states("previous")
-    whole = snapshot_states(fabric, after)
-    # Equal, not repr for repr: a set sent from the worker may list its members in another order.
-    assert list(states) == list(whole) and states == whole
-    assert [s.read_at for s in states.values()] == [s.read_at for s in whole.values()]
-    assert earlier == snapshot_states(fabric, before, counters_only=True)
-
-
-@pytest.mark.parametrize(
-    "broken",
-    [("gpu02", "leaf-su1-r1"), ("gpu01", "gpu02"), ("gpu03", "gpu05"), ("gpu03", "spine1")],
-    ids=["worker-first", "parent-first", "both-worker", "worker-only"],
-)
-def test_the_first_device_refused_is_named_wherever_it_was_read(
-    readings: tuple, tmp_path: Path, capsys: pytest.CaptureFixture[str], broken: tuple[str, str]
-) -> None:
-    fabric, _, before, after = readings
-    now = tmp_path / "after"
-    shutil.copytree(after, now)
-    for name in broken:
-        (now / f"{name}.jsonl").write_text("not json\n", encoding="utf-8")
-    theirs = sources.worker_share(fabric, now)
-    assert {name in theirs for name in broken} != {False}  # the worker reads one of them at least
-    err = error_of(capsys, "check", MULTI / "fabric.yaml", "--snapshot", now, "--previous", before)
-    assert err.startswith(f"netcfg: error: {now / (min(broken) + '.jsonl')}:1: not JSON")
