@@ -84,6 +84,10 @@ class CounterNames:
     # The `ethtool -S` lines of the names above: a ConnectX with 64 channels prints thousands of
     # lines, of which netcfg reads a few dozen.
     stats_lines: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    # (map field, ((priority, `ethtool -S` name), ...)) of `per_priority`, spelled out once.
+    priority_names: tuple[tuple[str, tuple[tuple[int, str], ...]], ...] = field(
+        init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         names = [re.escape(n) for n in self.stats]
@@ -92,6 +96,11 @@ class CounterNames:
         # literal the regex engine searches for, where `^` is tried at every character.
         pattern = rf"\n[ \t]+({'|'.join(names)}): (\d+)[ \t]*(?=\n|\Z)"
         object.__setattr__(self, "stats_lines", re.compile(pattern))
+        spelled = tuple(
+            (attribute, tuple((p, pattern.format(p=p)) for p in PRIORITIES))
+            for attribute, pattern in self.per_priority.items()
+        )
+        object.__setattr__(self, "priority_names", spelled)
 
     def render_names(self) -> dict[str, str]:
         """PortCounters field -> the hw_counters file the lab prints it in (the first name listed)."""
@@ -190,10 +199,10 @@ def _read_stats(
     for name, attribute in names.stats.items():
         if name in values:
             setattr(counters, attribute, int(values[name]))
-    for attribute, pattern in names.per_priority.items():
+    for attribute, spelled in names.priority_names:
         by_priority = getattr(counters, attribute)
-        for p in PRIORITIES:
-            value = values.get(pattern.format(p=p))
+        for p, name in spelled:
+            value = values.get(name)
             if value is not None:
                 by_priority[p] = int(value)
     return True
