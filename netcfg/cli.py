@@ -206,7 +206,8 @@ def _check_states(
 
 @command("lossless")
 def cmd_lossless(args: argparse.Namespace, console: Console) -> int:
-    """The lossless-domain and PFC deadlock rules alone, with what the deadlock analysis judged."""
+    """The fabric-wide rules alone (lossless domain, PFC deadlock, load balancing), with what the
+    deadlock analysis judged."""
     from netcfg.checks.lossless import deadlock_analysis
     from netcfg.rules import CheckContext
 
@@ -231,8 +232,10 @@ def cmd_lossless(args: argparse.Namespace, console: Console) -> int:
     return emit(report, args, console)
 
 
-# What `netcfg lossless` reports: the cross-device lossless rules and the PFC rules of every port.
-LOSSLESS_RULES = ("lossless.", "pfc.")
+# What `netcfg lossless` reports: the fabric-wide rules (lossless domain, PFC deadlock, load
+# balancing), the PFC rules of every port, and what could not be read or collected (a port the
+# source does not show is unknown, not lossless).
+LOSSLESS_RULES = ("lossless.", "pfc.", "lb.", "parse.", "state.", "collect.")
 
 
 @command("host-check")
@@ -700,7 +703,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_report_args(c)
 
     lo = sub.add_parser(
-        "lossless", help="the lossless-domain and PFC deadlock analysis of intent, config files or a snapshot"
+        "lossless",
+        help="the fabric-wide analysis (lossless domain, PFC deadlock, load balancing) of intent, config "
+        "files or a snapshot",
     )
     _add_sources(lo)
     add_report_args(lo)

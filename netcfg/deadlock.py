@@ -17,7 +17,9 @@ paths turn up again at a device of a tier whose upper ASN is shared (`BgpPlan.va
 Scenarios: the plan, the links seen down, every single link failure, and a seeded sample of double
 link failures. A failure changes few routes: the plan's routes are computed once per destination, and
 a scenario recomputes only the devices whose every planned next hop toward a destination is lost
-(falling back to the whole destination where the repair would have to grow routes back).
+(falling back to the whole destination where the repair would have to grow routes back). Switches
+cabled alike are twins; swapping two maps the fabric onto itself, so scenarios that such swaps map
+onto each other share one verdict, and plan facts are read off one leaf per class of twins.
 """
 
 from __future__ import annotations
@@ -36,9 +38,9 @@ _FAR = 255
 # Double failures: every pair up to this many, else this many pairs drawn with the seed below.
 DOUBLE_SAMPLE = 2000
 DOUBLE_SEED = 22
-# Up to this many switches the cycle search reads every channel; beyond, the channels among the
-# devices the valley routes touch (where a cycle through a valley closes in a Clos).
-WHOLE_GRAPH_SWITCHES = 64
+# Sets of next hops up to this size are indexed by the destinations that need them; a switch with
+# more lost neighbours than this is looked up in every destination's routes.
+NEEDS_INDEXED = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +100,19 @@ class _Switches:
             neighbours[a].append(b)
             neighbours[b].append(a)
         self.neighbours = neighbours
+        # Switches of one tier cabled alike (the same neighbours, as many links to each) are twins:
+        # swapping two maps the fabric onto itself. A switch's class is named by its first twin.
+        shapes: dict[tuple, int] = {}
+        self.twin = [
+            shapes.setdefault((self.tier[i], self.valley_ok[i], self.shape(i)), i)
+            for i in range(len(self.names))
+        ]
         self.switch_links = [link for pair in sorted(self.links) for link in self.links[pair]]
+
+    def shape(self, node: int) -> tuple[tuple[int, int], ...]:
+        """A switch's neighbours and how many links go to each."""
+        links = self.links
+        return tuple(sorted((n, len(links[(min(node, n), max(node, n))])) for n in self.neighbours[node]))
 
     def pair(self, link: Link) -> tuple[int, int] | None:
         a, b = self.index.get(link.a.device), self.index.get(link.b.device)
@@ -130,8 +144,8 @@ class _Routes:
 
     dist: bytearray
     hops: list[tuple[int, ...]]
-    # The switches whose next hops differ from the plan's (a repair); None: any may differ.
-    changed: frozenset[int] | None = None
+    # The switches that gained next hops the plan's routes lack (a repair); None: any may have.
+    grown: frozenset[int] | None = None
 
 
 def _routes(sw: _Switches, dest: int, lost: frozenset[tuple[int, int]]) -> _Routes:
@@ -211,15 +225,15 @@ def _valleys(
     Of a repair, only where it changed next hops (and at `also`): elsewhere the plan's turns stand.
     `carried=False`: every such turn, whether traffic takes it or not."""
     tier, hops = sw.tier, routes.hops
-    if routes.changed is None or base is None:
+    if routes.grown is None or base is None:
         pairs: Iterable[tuple[int, int]] = ((n, m) for n, via in enumerate(hops) for m in via)
     else:
         # A new turn needs a next hop the plan did not have, into its middle or out of it upwards
         # (`also`: where the plan has turns no traffic took, which a repair may start to carry).
-        old, changed = base.hops, routes.changed
-        starts = [(a, b) for a in changed for b in hops[a] if b not in old[a]]
+        old, grown = base.hops, routes.grown
+        starts = [(a, b) for a in grown for b in hops[a] if b not in old[a]]
         starts += [(a, b) for a in also for b in hops[a]]
-        raised = [b for b in changed if any(tier[c] > tier[b] and c not in old[b] for c in hops[b])]
+        raised = [b for b in grown if any(tier[c] > tier[b] and c not in old[b] for c in hops[b])]
         mids = [(a, b) for b in raised for a in sw.neighbours[b] if b in hops[a]]
         pairs = itertools.chain(starts, mids)
     carries: _Carriers | None = None
@@ -227,12 +241,11 @@ def _valleys(
     for node, mid in pairs:
         if mid == dest or tier[mid] >= tier[node]:
             continue
-        ups = [out for out in hops[mid] if tier[out] > tier[mid]]
-        if not ups:
-            continue
-        carries = carries or _Carriers(sw, routes, dest)
-        if not carried or carries(node):
-            found += [(node, mid, out) for out in ups]
+        if carried:
+            carries = carries or _Carriers(sw, routes, dest)
+            if not carries(node):
+                continue
+        found += [(node, mid, out) for out in hops[mid] if tier[out] > tier[mid]]
     return found
 
 
@@ -253,10 +266,8 @@ def _repaired(sw: _Switches, base: _Routes, dest: int, lost: frozenset[tuple[int
     def drop(node: int, gone: int) -> None:
         hops[node] = tuple(h for h in hops[node] if h != gone)
         queue.append(node)
-        touched.add(node)
 
     queue = [x for pair in lost for x in pair]
-    touched = set(queue)
     for node in queue:
         hops[node] = tuple(h for h in hops[node] if alive(node, h))
     dirty: set[int] = set()
@@ -274,7 +285,7 @@ def _repaired(sw: _Switches, base: _Routes, dest: int, lost: frozenset[tuple[int
                 if tier[m] > tier[node] and node in hops[m]:
                     drop(m, node)
     if not dirty:
-        return _Routes(dist, hops, _differing(base, hops, touched))
+        return _Routes(dist, hops, frozenset())
 
     def accepts(x: int, n: int) -> bool:
         return not (tier[x] > tier[n] and not valley_ok[n] and up_only(n, hops[n]))
@@ -305,6 +316,7 @@ def _repaired(sw: _Switches, base: _Routes, dest: int, lost: frozenset[tuple[int
                 if m in dirty and m not in done and alive(m, node) and accepts(m, node):
                     buckets.setdefault(level + 1, []).append(m)
         level += 1
+    grown = set(done)  # the searched switches, and those a searched one joins as a next hop
     for node in done:
         for m in neighbours[node]:
             if m in dirty or m == dest or dist[m] == _FAR or not alive(m, node) or not accepts(m, node):
@@ -315,32 +327,48 @@ def _repaired(sw: _Switches, base: _Routes, dest: int, lost: frozenset[tuple[int
                 if not valley_ok[m] and up_only(m, hops[m]) and tier[node] < tier[m]:
                     return None
                 hops[m] = (*hops[m], node)
-                touched.add(m)
-    return _Routes(dist, hops, _differing(base, hops, touched | dirty))
+                grown.add(m)
+    return _Routes(dist, hops, frozenset(grown))
 
 
-def _differing(base: _Routes, hops: list[tuple[int, ...]], touched: set[int]) -> frozenset[int]:
-    return frozenset(n for n in touched if hops[n] != base.hops[n])
-
-
-def _plan_routes(sw: _Switches) -> tuple[dict[int, _Routes], dict[int, int]]:
-    """The plan's routes toward every leaf. Leaves cabled alike (the same neighbours, as many links
-    to each) are twins: swapping two twins maps the fabric onto itself, so the routes toward one are
-    those toward the other with the two swapped, and only one of each class is searched."""
-    classes: dict[tuple, list[int]] = {}
-    for leaf in sw.leaves:
-        shape = tuple(sorted((n, len(sw.links[(min(leaf, n), max(leaf, n))])) for n in sw.neighbours[leaf]))
-        classes.setdefault(shape, []).append(leaf)
+def _plan_routes(sw: _Switches) -> dict[int, _Routes]:
+    """The plan's routes toward every leaf. The routes toward a twin leaf are those toward the first
+    of its class with the two swapped, so only one of each class is searched."""
     plan: dict[int, _Routes] = {}
-    twin_class: dict[int, int] = {}
-    for twins in classes.values():
-        first = twins[0]
-        base = plan[first] = _routes(sw, first, frozenset())
-        for twin in twins:
-            twin_class[twin] = first
-        for twin in twins[1:]:
-            plan[twin] = _swapped(sw, base, first, twin)
-    return plan, twin_class
+    for leaf in sw.leaves:
+        first = sw.twin[leaf]
+        plan[leaf] = (
+            _routes(sw, leaf, frozenset()) if first == leaf else _swapped(sw, plan[first], first, leaf)
+        )
+    return plan
+
+
+def _needed(tier: list[int], node: int, via: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
+    """(switch, *next hops) of sets of next hops (in index order) that a route cannot lose all of
+    without changing beyond dropping them: all of them, or all those downwards (without them the
+    route would only turn up). Sets of more than NEEDS_INDEXED next hops are not named."""
+    if not via:
+        return
+    if len(via) <= NEEDS_INDEXED:
+        yield (node, *sorted(via))
+    down = sorted(v for v in via if tier[v] < tier[node])
+    if down and len(down) < len(via) and len(down) <= NEEDS_INDEXED:
+        yield (node, *down)
+
+
+def _needs(sw: _Switches, routes: _Routes) -> list[tuple[int, ...]]:
+    return [need for node, via in enumerate(routes.hops) for need in _needed(sw.tier, node, via)]
+
+
+def _swap_needs(needs: list[tuple[int, ...]], a: int, b: int) -> list[tuple[int, ...]]:
+    swap = {a: b, b: a}
+    return [(swap.get(n[0], n[0]), *sorted(swap.get(h, h) for h in n[1:])) for n in needs]
+
+
+def _swap_all(items: Iterable[tuple[int, ...]], a: int, b: int) -> list[tuple[int, ...]]:
+    """Tuples of switches with twins `a` and `b` swapped."""
+    swap = {a: b, b: a}
+    return [tuple(swap.get(x, x) for x in item) for item in items]
 
 
 def _swapped(sw: _Switches, routes: _Routes, a: int, b: int) -> _Routes:
@@ -352,75 +380,148 @@ def _swapped(sw: _Switches, routes: _Routes, a: int, b: int) -> _Routes:
     swap = {a: b, b: a}
     for node in (a, b, *sw.neighbours[a]):
         hops[node] = tuple(swap.get(h, h) for h in hops[node])
-    changed = None if routes.changed is None else frozenset(swap.get(n, n) for n in routes.changed)
-    return _Routes(dist, hops, changed)
+    grown = None if routes.grown is None else frozenset(swap.get(n, n) for n in routes.grown)
+    return _Routes(dist, hops, grown)
 
 
 class DeadlockModel:
     """The plan's routes toward every leaf, and what a set of failed links does to them."""
 
     def __init__(self, fabric: Fabric, plan: BgpPlan) -> None:
-        self.sw = _Switches(fabric, plan)
-        self.plan, self.twin_class = _plan_routes(self.sw)
-        # (switch, next hop) -> destinations whose route at that switch needs that next hop: its only
-        # one, or its only one downwards (without it the route would only turn up).
-        critical: dict[tuple[int, int], list[int]] = {}
-        tier = self.sw.tier
-        for dest, routes in self.plan.items():
-            for node, via in enumerate(routes.hops):
-                if len(via) == 1:
-                    critical.setdefault((node, via[0]), []).append(dest)
-                    continue
-                down = [v for v in via if tier[v] < tier[node]]
-                if len(down) == 1 and len(down) < len(via):
-                    critical.setdefault((node, down[0]), []).append(dest)
-        self.critical = critical
-        self.plan_valleys = [(d, v) for d, r in self.plan.items() for v in _valleys(self.sw, r, d)]
+        sw = self.sw = _Switches(fabric, plan)
+        self.plan = _plan_routes(sw)
+        # What follows is read off the first leaf of each twin class and swapped onto its twins.
+        # (switch, *next hops) -> destinations whose route at that switch needs one of them.
+        needs: dict[tuple[int, ...], list[int]] = {}
+        self.plan_valleys: list[tuple[int, tuple[int, int, int]]] = []
         # Per destination, the switches where a down-up turn exists in the plan's next hops, carried
         # or not (a repair may start sending traffic there).
         self.turns: dict[int, list[int]] = {}
+        first: dict[int, tuple[list, list, list]] = {}
         for dest, routes in self.plan.items():
-            at = sorted({a for a, _, _ in _valleys(self.sw, routes, dest, carried=False)})
-            if at:
-                self.turns[dest] = at
+            twin = sw.twin[dest]
+            if twin == dest:
+                needed = _needs(sw, routes)
+                valleys = _valleys(sw, routes, dest)
+                turns = [(a,) for a in sorted({a for a, _, _ in _valleys(sw, routes, dest, carried=False)})]
+                first[dest] = (needed, valleys, turns)
+            else:
+                needed, valleys, turns = first[twin]
+                needed = _swap_needs(needed, twin, dest)
+                valleys, turns = _swap_all(valleys, twin, dest), _swap_all(turns, twin, dest)
+            for need in needed:
+                needs.setdefault(need, []).append(dest)
+            self.plan_valleys += [(dest, (a, b, c)) for a, b, c in valleys]
+            if turns:
+                self.turns[dest] = sorted(a for (a,) in turns)
+        self.needs = needs
+        self.verdicts: dict[tuple, tuple[bool, bool]] = {}
+        self._plan_graph: nx.DiGraph | None = None
 
-    def routes(self, lost: frozenset[tuple[int, int]]) -> dict[int, _Routes]:
-        """The routes of every destination a scenario changes beyond dropping next hops."""
-        changed: set[int] = set()
+    def _repairs(self, lost: frozenset[tuple[int, int]]) -> tuple[dict[int, _Routes], dict[int, int]]:
+        """The routes of every destination a scenario changes beyond dropping next hops, and which
+        of them are a twin's swapped (destination -> that twin)."""
+        gone: dict[int, list[int]] = {}
         for a, b in lost:
-            changed.update(self.critical.get((a, b), ()))
-            changed.update(self.critical.get((b, a), ()))
+            gone.setdefault(a, []).append(b)
+            gone.setdefault(b, []).append(a)
+        changed: set[int] = set()
+        for node, peers in gone.items():
+            peers.sort()
+            if len(peers) > NEEDS_INDEXED:
+                lose = set(peers)
+                tier = self.sw.tier
+                changed.update(
+                    dest
+                    for dest, routes in self.plan.items()
+                    if any(lose.issuperset(n[1:]) for n in _needed(tier, node, routes.hops[node]))
+                )
+                continue
+            for size in range(1, len(peers) + 1):
+                for some in itertools.combinations(peers, size):
+                    changed.update(self.needs.get((node, *some), ()))
         touched = {x for pair in lost for x in pair}
         found: dict[int, _Routes] = {}
+        swapped: dict[int, int] = {}
         # Twin leaves no lost link touches stay twins: one repair serves its whole class.
         done: dict[int, int] = {}
         for dest in sorted(changed):
-            twin = done.get(self.twin_class[dest])
+            twin = done.get(self.sw.twin[dest])
             if twin is not None and dest not in touched:
                 found[dest] = _swapped(self.sw, found[twin], twin, dest)
+                swapped[dest] = twin
                 continue
             repaired = _repaired(self.sw, self.plan[dest], dest, lost)
             found[dest] = repaired if repaired is not None else _routes(self.sw, dest, lost)
             if dest not in touched:
-                done[self.twin_class[dest]] = dest
+                done[self.sw.twin[dest]] = dest
+        return found, swapped
+
+    def verdict(self, scenario: Scenario) -> tuple[bool, bool]:
+        """Whether a scenario has a cycle, and whether it has valley dependencies in use. Scenarios
+        that are images of each other under swapping twins are judged alike: one is searched."""
+        lost = self.sw.lost(scenario.links)
+        key = self._orbit(lost)
+        found = self.verdicts.get(key) if key is not None else None
+        if found is None:
+            cyclic, valleys = self._search(lost)
+            found = (cyclic, bool(valleys))
+            if key is not None:
+                self.verdicts[key] = found
         return found
+
+    def _orbit(self, lost: frozenset[tuple[int, int]]) -> tuple | None:
+        """The same key for lost device pairs that swapping twins maps onto each other (a switch named
+        by its class and by the order it first appears in), None for more than three pairs."""
+        if len(lost) > 3:
+            return None
+        twin = self.sw.twin
+        # Two ends of a link are never twins (a twin would neighbour itself): order ends by class.
+        pairs = [(a, b) if twin[a] < twin[b] else (b, a) for a, b in lost]
+        keys = []
+        for order in itertools.permutations(pairs):
+            label: dict[int, int] = {}
+            count: dict[int, int] = {}
+            for x in itertools.chain.from_iterable(order):
+                if x not in label:
+                    label[x] = count[twin[x]] = count.get(twin[x], -1) + 1
+            keys.append(tuple((twin[x], label[x]) for x in itertools.chain.from_iterable(order)))
+        return min(keys)
 
     def cycle(self, scenario: Scenario) -> tuple[Cycle | None, list[tuple[int, int, int]]]:
         """The shortest witness cycle through a valley dependency of this scenario (None: no cycle),
         and the valley dependencies in use."""
-        lost = self.sw.lost(scenario.links)
-        changed = self.routes(lost) if lost else {}
-        kept = (v for d, v in self.plan_valleys if d not in changed)
-        fresh = (
-            v
-            for d, r in changed.items()
-            for v in _valleys(self.sw, r, d, self.turns.get(d, ()), base=self.plan[d])
-        )
-        valleys = sorted({v for v in itertools.chain(kept, fresh) if not _crosses(v, lost)})
+        best, valleys = self._shortest(self.sw.lost(scenario.links))
+        if best is None:
+            return None, valleys
+        channels = tuple(self.sw.channel(tail, head) for tail, head in best)
+        return Cycle(scenario, _rotated(channels)), valleys
+
+    def _valleys_of(
+        self, lost: frozenset[tuple[int, int]]
+    ) -> tuple[dict[int, _Routes], list[tuple[int, int, int]]]:
+        """The routes a scenario changes, and the valley dependencies in use."""
+        changed, swapped = self._repairs(lost) if lost else ({}, {})
+        kept = [v for d, v in self.plan_valleys if d not in changed]
+        fresh: dict[int, list[tuple[int, int, int]]] = {}
+        for d, r in changed.items():
+            twin = swapped.get(d)
+            if twin is None:
+                fresh[d] = _valleys(self.sw, r, d, self.turns.get(d, ()), base=self.plan[d])
+            else:
+                fresh[d] = [(a, b, c) for a, b, c in _swap_all(fresh[twin], twin, d)]
+        found = itertools.chain(kept, itertools.chain.from_iterable(fresh.values()))
+        return changed, sorted({v for v in found if not _crosses(v, lost)})
+
+    def _shortest(
+        self, lost: frozenset[tuple[int, int]]
+    ) -> tuple[list[tuple[int, int]] | None, list[tuple[int, int, int]]]:
+        """The shortest cycle of channels through a valley dependency, and those in use."""
+        changed, valleys = self._valleys_of(lost)
         if not valleys:
             return None, []
-        graph = self._graph(changed, lost, valleys)
-        best: list[int] | None = None
+        graph = self._graph(changed, lost)
+        best: list[tuple[int, int]] | None = None
         for a, b, c in valleys:
             if (b, c) not in graph or (a, b) not in graph:
                 continue
@@ -430,10 +531,52 @@ class DeadlockModel:
                 continue
             if best is None or len(path) < len(best):
                 best = path
-        if best is None:
-            return None, valleys
-        channels = tuple(self.sw.channel(tail, head) for tail, head in best)
-        return Cycle(scenario, _rotated(channels)), valleys
+        return best, valleys
+
+    def _search(self, lost: frozenset[tuple[int, int]]) -> tuple[bool, list[tuple[int, int, int]]]:
+        """Whether a cycle runs through a valley dependency, and those in use. The plan's
+        dependencies of every destination are one graph, each edge counting the destinations that
+        have it, built once; a scenario sets aside those of the destinations it changes (an edge
+        left without any), adds their repaired ones and hides the channels it lost."""
+        changed, valleys = self._valleys_of(lost)
+        if not valleys:
+            return False, []
+        base = self._base()
+        removed: dict[tuple, int] = {}
+        for dest in changed:
+            for a, b, c in _dependencies(self.sw, self.plan[dest], dest):
+                removed[(a, b), (b, c)] = removed.get(((a, b), (b, c)), 0) + 1
+        added = {((a, b), (b, c)) for d, r in changed.items() for a, b, c in _dependencies(self.sw, r, d)}
+        new = [edge for edge in added if not base.has_edge(*edge)]
+        nodes = {channel for edge in new for channel in edge if channel not in base}
+        base.add_edges_from(new, n=0)
+
+        def kept(u: tuple[int, int], v: tuple[int, int]) -> bool:
+            return base[u][v]["n"] > removed.get((u, v), 0) or (u, v) in added
+
+        def up(channel: tuple[int, int]) -> bool:
+            return (min(channel), max(channel)) not in lost
+
+        graph = nx.subgraph_view(base, filter_node=up, filter_edge=kept)
+        try:
+            for a, b, c in valleys:
+                if (b, c) in graph and (a, b) in graph and nx.has_path(graph, (b, c), (a, b)):
+                    return True, valleys
+        finally:
+            base.remove_edges_from(new)
+            base.remove_nodes_from(nodes)
+        return False, valleys
+
+    def _base(self) -> nx.DiGraph:
+        """The plan's dependencies of every destination, each edge with how many have it (`n`)."""
+        if self._plan_graph is None:
+            count: dict[tuple, int] = {}
+            for dest, routes in self.plan.items():
+                for a, b, c in _dependencies(self.sw, routes, dest):
+                    count[(a, b), (b, c)] = count.get(((a, b), (b, c)), 0) + 1
+            self._plan_graph = nx.DiGraph()
+            self._plan_graph.add_edges_from((u, v, {"n": n}) for (u, v), n in count.items())
+        return self._plan_graph
 
     def _all(self, changed: dict[int, _Routes]) -> Iterator[tuple[int, _Routes]]:
         for dest, routes in self.plan.items():
@@ -443,17 +586,15 @@ class DeadlockModel:
         self,
         changed: dict[int, _Routes],
         lost: frozenset[tuple[int, int]],
-        valleys: list[tuple[int, int, int]],
     ) -> nx.DiGraph:
         """The channel dependency graph (channels as device pairs: ECMP spreads a destination over
-        every parallel link alike) over the devices a cycle through these valleys can cross."""
-        near = None if len(self.sw.names) <= WHOLE_GRAPH_SWITCHES else {x for v in valleys for x in v}
+        every parallel link alike). Every channel: a cycle through a valley may climb to devices no
+        valley touches (two failures in two SUs close one over the super-spines). Built afresh for
+        the witness, whose shortest path depends on the order edges are added in."""
         graph = nx.DiGraph()
         for dest, routes in self._all(changed):
             for a, b, c in _dependencies(self.sw, routes, dest):
-                if (near is None or (a in near and b in near and c in near)) and not _crosses(
-                    (a, b, c), lost
-                ):
+                if not _crosses((a, b, c), lost):
                     graph.add_edge((a, b), (b, c))
         return graph
 
@@ -498,17 +639,22 @@ def scenarios(fabric: Fabric, down: Iterable[Link] = ()) -> Iterator[Scenario]:
 def analyse(fabric: Fabric, plan: BgpPlan, down: Iterable[Link] = ()) -> Analysis:
     """Every scenario judged for valley dependencies and cycles; the first cycle kept (the links
     down now first, then the plan, single and double failures in order)."""
-    model = DeadlockModel(fabric, plan)
+    return judge(DeadlockModel(fabric, plan), scenarios(fabric, down))
+
+
+def judge(model: DeadlockModel, judged: Iterable[Scenario]) -> Analysis:
+    """Scenarios judged in order: each one's verdict, and the witness cycle and valley dependencies
+    named of the first that has them."""
     result = Analysis()
-    for scenario in scenarios(fabric, down):
+    for scenario in judged:
         result.scenarios += 1
-        found, valleys = model.cycle(scenario)
-        if valleys and not result.valleys:
-            result.valleys = [
-                (model.sw.names[b], model.sw.names[a], model.sw.names[c]) for a, b, c in valleys
-            ]
-        if found is not None:
-            result.with_cycle += 1
-            if not result.cycles:
+        cyclic, valleys = model.verdict(scenario)
+        result.with_cycle += cyclic
+        if (cyclic and not result.cycles) or (valleys and not result.valleys):
+            found, named = model.cycle(scenario)
+            if named and not result.valleys:
+                names = model.sw.names
+                result.valleys = [(names[b], names[a], names[c]) for a, b, c in named]
+            if found is not None and not result.cycles:
                 result.cycles.append(found)
     return result

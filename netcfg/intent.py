@@ -94,6 +94,10 @@ def _switch_intent(device: Device, fabric: Fabric, policy: Policy) -> DeviceStat
             watchdog=policy.watchdog_required,
             cable_m=cable_m,
             pg_buffers=pg_buffers,
+            # Every fabric port routes: lossless traffic is never flooded in a switched segment.
+            switched=False if platform.renders_routed_ports else None,
+            # RoCE keeps its DSCP hop by hop: netcfg re-marks nothing.
+            dscp_rewrite={} if platform.reads_dscp_rewrite else None,
         )
     _switch_load_balancing(state, device, fabric, policy)
     return state

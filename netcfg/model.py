@@ -397,6 +397,15 @@ class InterfaceState:
     # Host NICs: whether the NIC places RoCE packets that arrive out of order (needed under per-packet
     # adaptive routing). None: the source does not say.
     reorder_tolerant: bool | None = None
+    # Switch ports: whether the port forwards as a member of a switched (layer-2) segment, a VLAN or a
+    # bridge, rather than routing. None: the source does not say (a channel member, a platform whose
+    # default depends on a setting netcfg did not read).
+    switched: bool | None = None
+    # Switch ports: the DSCP the port writes into packets of a traffic class leaving through it (DSCP
+    # rewrite, re-marking), by class; a class it holds no rule for leaves with the DSCP it came with,
+    # and a class re-marked to a DSCP the source does not show maps to None. None: the source does
+    # not say (a platform netcfg does not read rewrites of).
+    dscp_rewrite: dict[int, int | None] | None = None
 
 
 def _slot_copier(cls: type) -> Callable[[Any], Any]:

@@ -8,10 +8,22 @@ import sys
 from pathlib import Path
 
 
-def demo_report(inventory: Path, out: Path) -> dict:
-    """The JSON report of `netcfg demo INVENTORY`, which must exit 1 (its seeded faults are errors)."""
+def demo_report(inventory: Path, out: Path, *options: str) -> dict:
+    """The JSON report of `netcfg demo INVENTORY [OPTIONS]`, which must exit 1 (its seeded faults are
+    errors)."""
     done = subprocess.run(
-        [sys.executable, "-m", "netcfg", "demo", str(inventory), "--format", "json", "--out", str(out)],
+        [
+            sys.executable,
+            "-m",
+            "netcfg",
+            "demo",
+            str(inventory),
+            *options,
+            "--format",
+            "json",
+            "--out",
+            str(out),
+        ],
         capture_output=True,
         text=True,
         timeout=180,

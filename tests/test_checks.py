@@ -134,7 +134,12 @@ def test_the_dscp_rule_follows_the_class_to_the_pfc_priority_that_pauses_it(lab_
     states["spine1"] = dataclasses.replace(states["spine1"], tc_pfc={3: 4})
     found = _found(lab_fabric, lab_policy, states)
     # Its ports still make 3 no-drop, not the 4 that pauses RoCE's class: RoCE is not lossless there.
-    assert set(found) == {("spine1", "qos.dscp_map"), ("spine1", "pfc.no_drop_priorities")}
+    # And the paths through it are lossy there: said once, for the hop.
+    assert set(found) == {
+        ("spine1", "qos.dscp_map"),
+        ("spine1", "pfc.no_drop_priorities"),
+        ("spine1", "lossless.path"),
+    }
     assert (found["spine1", "qos.dscp_map"].expected, found["spine1", "qos.dscp_map"].actual) == ("3", "4")
     no_drop = found["spine1", "pfc.no_drop_priorities"]
     assert (no_drop.expected, no_drop.actual) == ("{4}", "{3}")

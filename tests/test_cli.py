@@ -88,6 +88,7 @@ def test_premerge_configs_catch_an_edited_leaf(capsys, tmp_path):
         ("leaf-su2-r4", "pfc.no_drop_priorities"),
         ("leaf-su2-r4", "link.pfc_mismatch"),
         ("leaf-su2-r4", "rail.qos_consistency"),
+        ("leaf-su2-r4", "lossless.path"),
     }
 
 
@@ -101,7 +102,7 @@ def test_junit_names_are_unique_and_stable(tmp_path, capsys):
     assert len(names) == len(set(names))
     assert "leaf-su1-r3.pfc.no_drop_priorities.Ethernet1-4,31-32" in names
     failures = [c for c in root.iter("testcase") if c.find("failure") is not None]
-    assert len(failures) == 9
+    assert len(failures) == 10
     main(
         [
             "check",
@@ -138,7 +139,7 @@ def test_text_formats(capsys, fmt, marker):
 def test_table_is_default(capsys):
     assert main(["check", str(LAB), "--snapshot", str(DRIFTED)]) == 1
     out = capsys.readouterr().out
-    assert "pfc.no_drop_priorities" in out and "18 devices checked: 9 error" in out
+    assert "pfc.no_drop_priorities" in out and "18 devices checked: 10 error" in out
 
 
 def test_rules_lists_ids_and_docs(capsys):

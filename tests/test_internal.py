@@ -21,6 +21,7 @@ DEMO_FINDINGS = {
     ("gpu07", "cabling.wrong_neighbor"),
     ("gpu08", "collect.unreachable"),
     ("leaf-su1-r3", "link.pfc_mismatch"),
+    ("leaf-su1-r3", "lossless.path"),
     ("leaf-su1-r3", "pfc.no_drop_priorities"),
     ("leaf-su1-r3", "rail.qos_consistency"),
     ("leaf-su2-r2", "ecn.enabled"),

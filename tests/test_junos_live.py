@@ -73,12 +73,14 @@ def test_the_audit_names_exactly_the_seeded_faults(junos_lab):
     expected = {(device, rule) for device, (_, rule) in FAULTS.items()} | {(WATCHDOG_OFF, "pfc.watchdog")}
     # What else each fault shows, on the same device and nowhere else: the peers of a port that
     # pauses priority 4, classifies DSCP 26 nowhere, trusts 802.1p or runs MTU 1500 disagree with it;
-    # a leaf differs from the other leaf of its rail (where that one could be read); a port that
+    # a leaf differs from the other leaf of its rail (where that one could be read); the paths
+    # through a port that pauses the wrong priority are lossy there (one path finding); a port that
     # classifies on 802.1p classifies no DSCP at all; a neighbour table cut short lists too few.
     consequences = {
         ("leaf-su1-r1", "link.dscp_mismatch"),
         ("leaf-su1-r1", "rail.qos_consistency"),
         ("leaf-su1-r2", "link.pfc_mismatch"),
+        ("leaf-su1-r2", "lossless.path"),
         ("leaf-su1-r4", "link.mtu_mismatch"),
         ("leaf-su2-r1", "link.dscp_mismatch"),
         ("leaf-su2-r1", "link.trust_mismatch"),

@@ -6,8 +6,6 @@ Thor hosts)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -41,6 +39,7 @@ SEEDED_NVIDIA = {
     ("leaf-su2-r3", "ecn.enabled"),
     ("leaf-su2-r3", "link.dscp_mismatch"),
     ("leaf-su2-r3", "link.pfc_mismatch"),
+    ("leaf-su2-r3", "lossless.path"),
     ("leaf-su2-r3", "pfc.cable_length"),
     ("leaf-su2-r3", "pfc.no_drop_priorities"),
     ("leaf-su2-r3", "pfc.watchdog"),
@@ -67,6 +66,7 @@ SEEDED_MULTI = {
     # NX-OS: the RoCE qos-group's network-qos class pauses CoS 4 (and its ports pause 4: said once,
     # by qos.dscp_map).
     ("leaf-su1-r4", "link.pfc_mismatch"),
+    ("leaf-su1-r4", "lossless.path"),
     ("leaf-su1-r4", "qos.dscp_map"),
     ("leaf-su1-r4", "rail.qos_consistency"),
     # EOS: ECN off on the lossless queue.
@@ -202,24 +202,7 @@ def test_lossy_mode_end_to_end_on_the_mixed_lab_names_only_the_switches_that_sti
     (inventory / "faults.yaml").write_text(
         "devices:\n  leaf-su2-r2: {pfc_priority: 3}\n  leaf-su1-r3: {pfc_priority: 3}\n"
     )
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "netcfg",
-            "demo",
-            str(inventory),
-            "--format",
-            "json",
-            "--out",
-            str(tmp_path / "o"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-    assert done.returncode == 1, done.stderr
-    found = {(f["device"], f["rule"]) for f in json.loads(done.stdout)["findings"]}
+    found = {(f["device"], f["rule"]) for f in demo_report(inventory, tmp_path / "o")["findings"]}
     assert {d for d, _ in found} == {"leaf-su1-r3", "leaf-su2-r2"}
     assert {r for _, r in found} <= {
         "pfc.enabled",

@@ -226,7 +226,12 @@ def test_stock_config_findings_name_the_traps_at_their_lines(tmp_path, capsys):
         "link.pfc_mismatch",
         "link.mtu_mismatch",
         "rail.qos_consistency",
+        "lossless.path",
     }
+    # The path finding points where the first broken port sends RoCE elsewhere: its DSCP map binding.
+    assert at[("lossless.path", "Ethernet1-4,31-32")][1] == line_after(
+        path, '"PORT_QOS_MAP"', '"Ethernet1"', '"dscp_to_tc_map"'
+    )
 
 
 # What SONiC's own tools print on stdout before the document on some releases and platforms.

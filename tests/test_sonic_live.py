@@ -42,6 +42,7 @@ FAULTS = {
             "pfc.cable_length",
             "link.dscp_mismatch",
             "link.pfc_mismatch",
+            "lossless.path",
             *RAIL,
         },
     ),
@@ -53,7 +54,10 @@ FAULTS = {
     "leaf-su1-r2": (DeviceFaults(mtu={"Ethernet2": 1500}), {"mtu.switch", "link.mtu_mismatch"}),
     "leaf-su2-r2": (DeviceFaults(lldp={"Ethernet1": "gpu07:eth0"}), {"cabling.wrong_neighbor"}),
     # Its rail peer leaf-su2-r3 cannot be read, so there is no rail to be inconsistent with.
-    "leaf-su1-r3": (DeviceFaults(pfc_priority=4), {"pfc.no_drop_priorities", "link.pfc_mismatch"}),
+    "leaf-su1-r3": (
+        DeviceFaults(pfc_priority=4),
+        {"pfc.no_drop_priorities", "link.pfc_mismatch", "lossless.path"},
+    ),
     "leaf-su2-r3": (DeviceFaults(transport="truncate"), {"parse.unknown_output"}),
     "spine2": (DeviceFaults(os_version="201911.7-a1b2c3d4"), {"firmware.allowed"}),
 }

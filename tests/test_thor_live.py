@@ -33,7 +33,7 @@ FAULTS = {
     "gpu07": (DeviceFaults(mtu={"eth2": 1500}), {"mtu.host"}),
     "leaf-su1-r3": (
         DeviceFaults(pfc_priority=4),
-        {"pfc.no_drop_priorities", "link.pfc_mismatch", "rail.qos_consistency"},
+        {"pfc.no_drop_priorities", "link.pfc_mismatch", "rail.qos_consistency", "lossless.path"},
     ),
 }
 

@@ -198,13 +198,24 @@ def check_cnp_strict(state: DeviceState, device: Device, ctx: CheckContext) -> I
 @rule("pfc.watchdog", Severity.ERROR, kinds=["switch"], fields=("watchdog",))
 def check_watchdog(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
     """The PFC watchdog is on for lossless ports with the policy's action and timers (breaks pause
-    storms); not required in lossy mode."""
+    storms): on every fabric port, and on every other port in use that pauses a priority (its link
+    up, or LLDP hearing a neighbour there: a storage or frontend port is stormed as well; a spare
+    port left down pauses nothing); not required in lossy mode."""
     wd = ctx.policy.pfc_watchdog
     if not ctx.policy.watchdog_required:
         return
-    yield from compare_ports(
-        state.name, fabric_ports(state, device, ctx), "PFC watchdog", True, attrgetter("watchdog")
-    )
+    ports = fabric_ports(state, device, ctx)
+    planned = {port.name for port in ports}
+    heard = {n.local_interface for n in state.lldp}
+    pausing = [
+        port
+        for name, port in state.interfaces.items()
+        if name not in planned
+        and port.no_drop_priorities
+        and port.pfc_enabled is not False
+        and (port.oper_up or name in heard)
+    ]
+    yield from compare_ports(state.name, [*ports, *pausing], "PFC watchdog", True, attrgetter("watchdog"))
     g = state.watchdog
     expected = (wd.action, wd.detection_ms, wd.restoration_ms, wd.polling_ms)
     actual = (g.action, g.detection_ms, g.restoration_ms, g.polling_ms) if g and g.enabled else None

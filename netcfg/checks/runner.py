@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from netcfg import waivers
 from netcfg.checks.catalogue import RULES
 from netcfg.gcpause import paused_gc
-from netcfg.model import DeviceState, Fabric, Link, port_ranges, port_sort_key
+from netcfg.model import DeviceState, Fabric, Link, expand_ports, port_ranges, port_sort_key
 from netcfg.platforms import get_platform
 from netcfg.policy import Policy
 from netcfg.rules import CheckContext, Finding, Issue, Rule, Severity
@@ -64,7 +64,10 @@ def _unread(r: Rule, issue: Issue, states: dict[str, DeviceState]) -> bool:
         return False
     if issue.interface is None:
         return not state.unread.isdisjoint(r.fields)
-    return state.port_unread(issue.interface, r.fields)
+    if issue.interface in state.interfaces:
+        return state.port_unread(issue.interface, r.fields)
+    # An issue about several ports names them as ranges ('Ethernet1-4,31').
+    return any(state.port_unread(port, r.fields) for port in expand_ports(issue.interface))
 
 
 def _device_issues(rules: list[Rule], ctx: CheckContext) -> list[tuple[Rule, Issue]]:

@@ -18,6 +18,9 @@ A faults file (YAML) changes settings or transport behaviour per device:
       leaf-su2-r3: {factory_qos: true}        # the platform's stock QoS (SONiC: the AZURE maps)
       leaf-su1-r4: {not_operational: [ecn]}   # ECN shown as applied, the hardware runs the stock ECN
       leaf-su1-r1: {static_routes: ["0.0.0.0/0 Ethernet31"]}   # a static default route toward a spine
+      leaf-su1-r2: {outside: {Ethernet33: "storage1:eth0"}}   # a port cabled to a device outside the plan
+      spine1: {dscp_rewrite: {26: 24}}        # RoCE re-marked to DSCP 24 on the way out
+      leaf-su1-r2: {switched: [Ethernet1]}    # a host port in a VLAN (lossless packets flooded there)
       gpu08: {transport: unreachable}         # or auth_fail, silent, truncate, garble; slow_s: 2.5
 
 Load-balancing faults (policy `load_balancing`; docs/load-balancing.md):
@@ -79,6 +82,7 @@ from netcfg.model import (
     LldpNeighbor,
     Nic,
     StaticRoute,
+    port_copy,
 )
 from netcfg.platforms.simulator import simulator
 from netcfg.policy import MAX_SEED, HashField, LbMode, Policy
@@ -137,6 +141,19 @@ class DeviceFaults(BaseModel):
         default_factory=dict, description="port -> the speed its link runs at (both ends), Gb/s"
     )
     link_down: list[str] = Field(default_factory=list, description="Ports whose link is down (both ends).")
+    outside: dict[str, Annotated[str, Field(pattern=r"^[^:\s]+:\S+$")]] = Field(
+        default_factory=dict,
+        description="port -> 'device:port' of a device outside the plan cabled to it (a storage array, a "
+        "frontend router), the port set up as the switch's fabric ports are",
+    )
+    dscp_rewrite: dict[Annotated[int, Field(ge=0, le=63)], Annotated[int, Field(ge=0, le=63)]] = Field(
+        default_factory=dict,
+        description="DSCP -> the DSCP the switch re-marks it to on every port it leaves by (DSCP rewrite)",
+    )
+    switched: list[str] = Field(
+        default_factory=list,
+        description="Switch ports that forward in a switched segment (a VLAN or bridge) instead of routing.",
+    )
     flapping: list[str] = Field(
         default_factory=list, description="Ports whose link went down once more before every reading."
     )
@@ -356,6 +373,13 @@ def _static_route(text: str) -> StaticRoute:
 def apply_faults(state: DeviceState, faults: DeviceFaults, device: Device) -> DeviceState:
     """A copy of the state with the fault's setting changes applied."""
     _check_load_balancing(faults, device)
+    if faults.switched and not device.is_switch:
+        raise InputError(f"faults: devices.{device.name}.switched", "only a switch's ports switch")
+    if faults.dscp_rewrite and not simulator(device.platform).platform.reads_dscp_rewrite:
+        raise InputError(
+            f"faults: devices.{device.name}.dscp_rewrite",
+            f"platform {device.platform} shows no DSCP rewrite netcfg reads (EOS, SONiC and Junos do)",
+        )
     if faults.factory_qos:
         stock = simulator(device.platform).factory_qos(state, device)
         if stock is None:
@@ -372,6 +396,17 @@ def apply_faults(state: DeviceState, faults: DeviceFaults, device: Device) -> De
         lldp=list(state.lldp),
         static_routes=[*(state.static_routes or ()), *map(_static_route, faults.static_routes)] or None,
     )
+    if faults.outside:
+        # Set up as the fabric ports are: what an `interface range` over every port leaves behind.
+        model = next(iter(state.interfaces.values()))
+        for local, seen in faults.outside.items():
+            if local in state.interfaces:
+                raise InputError(
+                    f"faults: devices.{device.name}.outside.{local}", "expected a port no planned link uses"
+                )
+            state.interfaces[local] = port_copy(model, local, description=seen, ecn=dict(model.ecn))
+            peer, _, port = seen.partition(":")
+            state.lldp.append(LldpNeighbor(local, peer, port))
     for tc, priority in faults.pfc_pause_priority.items():
         paused_by = state.tc_pfc.get(tc, tc)
         state.tc_pfc[tc] = priority
@@ -406,6 +441,14 @@ def apply_faults(state: DeviceState, faults: DeviceFaults, device: Device) -> De
             port.speed_gbps = faults.speed_gbps[port.name]
         if port.name in faults.link_down:
             port.oper_up = False
+        if port.name in faults.switched:
+            port.switched = True
+        if faults.dscp_rewrite:
+            classes = {state.dscp_priority(d, port.name): new for d, new in faults.dscp_rewrite.items()}
+            port.dscp_rewrite = {
+                **(port.dscp_rewrite or {}),
+                **{tc: d for tc, d in classes.items() if tc is not None},
+            }
         if port.name in faults.pcie_width and port.pcie is not None:
             port.pcie = dataclasses.replace(port.pcie, width=faults.pcie_width[port.name])
         if port.name in faults.lb_mode:

@@ -138,6 +138,13 @@ class Platform(ABC):
     # headroom from; "pg_buffers": explicit headroom per priority group): intent fills these from the
     # plan, and the headroom rules compare them. EOS sizes headroom itself and configures neither.
     port_buffer_settings: ClassVar[frozenset[str]] = frozenset()
+    # Whether the config the platform renders says its fabric ports route (EOS and NX-OS write
+    # `no switchport`; Cumulus and SONiC ports route unless a bridge or VLAN takes them in). Junos's
+    # rendering writes no unit families, so what its ports forward as is the operator's.
+    renders_routed_ports: ClassVar[bool] = True
+    # Whether the platform reads a port's DSCP rewrite (re-marking) from its config: a config that
+    # shows none then re-marks nothing. Where it does not, what a port re-marks is unknown.
+    reads_dscp_rewrite: ClassVar[bool] = False
     # The cable length the platform assumes when none is set, metres (named in the cable-length warning).
     default_cable_m: ClassVar[int | None] = None
     # Modules holding the platform's own rules (its known stock traps, named as operators know them);

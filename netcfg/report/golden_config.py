@@ -43,6 +43,7 @@ FEATURE_OF: dict[str, str] = {
     "link.pfc_mismatch": "pfc",
     "link.dcbx_mismatch": "pfc",
     "host.receive_buffer": "pfc",
+    "lossless.flooding": "pfc",
     "ecn.enabled": "ecn",
     "ecn.thresholds": "ecn",
     "sonic.wred_not_marking": "ecn",

@@ -82,8 +82,13 @@ def _resolve(config: Config, state: DeviceState) -> tuple[DeviceState, Globals]:
         # 9216 is the switch ports' default; eth0 and lo have their own.
         default_mtu = DEFAULT_MTU if (port.type or name[:3]) == "swp" else None
         iface = InterfaceState(name=name, description=port.description, mtu=port.mtu or default_mtu)
-        _port_qos(config, g, port, iface)
+        if default_mtu is not None:
+            # NVUE's QoS runs on the switch ports: eth0 and lo are the CPU's, and pause nothing.
+            _port_qos(config, g, port, iface)
         iface.watchdog = port.watchdog
+        if default_mtu is not None and not port.bond_member:
+            # A switch port routes unless a bridge domain takes it in (NVUE's ports are layer 3).
+            iface.switched = port.bridged
         shown = config.adaptive_routing is not None or port.adaptive_routing is not None
         if shown and default_mtu is not None:  # a switch port: eth0 and lo route no fabric traffic
             # Adaptive routing runs on a port only where it is on both switch-wide and on the port.
@@ -119,7 +124,7 @@ def _locate(config: Config, dg: dict[str, Profile], loc: dict[str, int]) -> None
                 where = lines.get(f, port.lines.get(f)) if own else shared[kind].get(f, roce)
                 if where:
                     loc[sys.intern(f"{name}.{f}")] = where
-        for f in ("description", "mtu", "watchdog", "lb_mode"):
+        for f in ("description", "mtu", "watchdog", "lb_mode", "switched"):
             if f in port.lines:
                 loc[sys.intern(f"{name}.{f}")] = port.lines[f]
     device_wide = {

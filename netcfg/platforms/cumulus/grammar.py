@@ -137,6 +137,20 @@ def _on(number: int, what: str, word: str) -> bool:
     return on
 
 
+@_rule(r"set interface (\S+) bridge domain (\S+)(?: .*)?")
+def _bridge(config: Config, number: int, m: re.Match[str]) -> None:
+    for port in _ports(config, number, m.group(1)):
+        port.bridged = True
+        port.lines.setdefault("switched", number)
+
+
+@_rule(r"set interface (\S+) bond member (\S+)")
+def _bond_member(config: Config, number: int, m: re.Match[str]) -> None:
+    _ports(config, number, m.group(1))
+    for port in _ports(config, number, m.group(2)):
+        port.bond_member = True
+
+
 @_rule(r"set interface (\S+)(?: .*)?")
 def _interface(config: Config, number: int, m: re.Match[str]) -> None:
     _ports(config, number, m.group(1))

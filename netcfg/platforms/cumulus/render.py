@@ -149,6 +149,9 @@ def _interface_lines(state: DeviceState, bindings: dict[str, dict[str, list[str]
             f"nv set interface {compact_names(names)} qos {kind} profile {profile}"
             for profile, names in profiles.items()
         ]
+    bridged = [p.name for p in ports if p.switched]
+    if bridged:
+        lines.append(f"nv set interface {compact_names(bridged)} bridge domain br_default")
     watched = [p.name for p in ports if p.watchdog]
     if watched:
         lines.append(f"nv set interface {compact_names(watched)} qos pfc-watchdog")

@@ -39,6 +39,9 @@ class Port:
     watchdog: bool = False
     # `router adaptive-routing` on this port; None: no line names it.
     adaptive_routing: bool | None = None
+    # `bridge domain X` on this port, and whether it is a member of a bond (which forwards as the bond).
+    bridged: bool = False
+    bond_member: bool = False
     profiles: dict[str, str] = field(default_factory=dict)
     lines: dict[str, int] = field(default_factory=dict)
     first_line: int = 0

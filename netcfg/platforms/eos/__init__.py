@@ -26,6 +26,7 @@ __all__ = ["SEGMENT_BYTES", "Eos"]
 class Eos(Platform):
     name: ClassVar[str] = NAME
     kind: ClassVar = "switch"
+    reads_dscp_rewrite: ClassVar[bool] = True
     netmiko_device_type: ClassVar[str] = "arista_eos"
     config_suffix: ClassVar[str] = ".cfg"
     description: ClassVar[str] = "Arista EOS switch"

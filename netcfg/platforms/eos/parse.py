@@ -60,7 +60,11 @@ def parse_config(text: str, device: Device) -> DeviceState:
         if shape is None:
             shape = resolved[block.body] = _resolve(block.body, profiles, pfc_off_line)
         state.interfaces[block.name] = port_copy(
-            shape.port, block.name, description=block.description, ecn=dict(shape.port.ecn)
+            shape.port,
+            block.name,
+            description=block.description,
+            ecn=dict(shape.port.ecn),
+            switched=_switched(block.name, block.body),
         )
         # Interned: every switch of a fabric has the same port names, so the keys are shared.
         loc = state.locations
@@ -90,6 +94,16 @@ def parse_config(text: str, device: Device) -> DeviceState:
             if tc != entry["queue"]:
                 state.tc_queue[tc] = entry["queue"]
     state.watchdog = _watchdog(data)
+    rewrite = _rewrite(data)
+    if rewrite is None:
+        return _unreadable(
+            state, where.get("dscp_rewrite"), "qos map traffic-class ... to dscp", "traffic classes are 0-7"
+        )
+    for name, port in state.interfaces.items():
+        if name.startswith(("Ethernet", "Port-Channel")):
+            port.dscp_rewrite = rewrite
+            if "dscp_rewrite" in where:
+                state.locations[sys.intern(f"{name}.dscp_rewrite")] = where["dscp_rewrite"]
     # Rendered intent holds no static route: only a config that has some says what they are.
     routes = [route for number, text in config.routes if (route := _static_route(number, text))]
     if routes:
@@ -242,6 +256,17 @@ def _resolve(body: str, profiles: dict[str, tuple[dict, Block]], pfc_off_line: i
     return _Shape(port, offsets, lines)
 
 
+def _switched(name: str, body: str) -> bool | None:
+    """Whether an EOS interface switches: Ethernet and Port-Channel interfaces do unless the config says
+    `no switchport` (EOS's default is a switchport in VLAN 1, which the running config does not print);
+    a subinterface routes; a channel member forwards as its Port-Channel does."""
+    if "." in name:
+        return False
+    if not name.startswith(("Ethernet", "Port-Channel")) or "   channel-group " in body:
+        return None
+    return "   no switchport\n" not in body
+
+
 # `dcbx mode ieee` (Arista's DCBX guide; AVD's `dcbx mode`), `no dcbx mode`; EOS leaves DCBX off
 # unless asked, but a port whose stanza says nothing may take it from elsewhere: unknown then.
 _DCBX_MODES = {"ieee": "ieee", "cee": "cee", "off": "off"}
@@ -297,6 +322,23 @@ def _bytes(value: str, unit: str) -> int:
         return int((Decimal(value) * UNIT_BYTES[unit]).to_integral_value())
     except InvalidOperation:
         return -1
+
+
+def _rewrite(data: dict) -> dict[int, int | None] | None:
+    """The DSCP each traffic class is re-marked to on egress: EOS rewrites DSCP only where `qos rewrite
+    dscp` turns it on (a running config without it rewrites nothing), by the `qos map traffic-class N
+    to dscp M` lines. A class the lines leave out takes EOS's default rewrite map, which the config
+    does not show (None). None for the whole: a class list that cannot be read."""
+    if not one(data.get("rewrite_on")):
+        return {}
+    rewrite: dict[int, int | None] = dict.fromkeys(range(8))
+    for entry in many(data.get("tc_dscps")):
+        tcs = _numbers(entry.get("tcs"), 7)
+        if tcs is None or not 0 <= entry["dscp"] <= 63:
+            return None
+        for tc in tcs:
+            rewrite[tc] = entry["dscp"]
+    return rewrite
 
 
 def _watchdog(data: dict) -> Watchdog:

@@ -26,7 +26,7 @@ _FOREIGN = [
 # both the watchdog (its first line) and its own timer or action (`watchdog.<Watchdog field>`).
 _GLOBAL_FIELDS = (
     ("qos map dscp ", "dscp_map"),
-    ("qos map traffic-class ", "tc_queue"),
+    ("qos rewrite dscp", "dscp_rewrite"),
     ("priority-flow-control pause watchdog default timeout ", "watchdog.detection_ms"),
     ("priority-flow-control pause watchdog default recovery-time ", "watchdog.restoration_ms"),
     ("priority-flow-control pause watchdog default polling-interval ", "watchdog.polling_ms"),
@@ -105,6 +105,10 @@ class ConfigText:
         """The first line of each device-wide setting, keyed as DeviceState.locations keys them."""
         found: dict[str, int] = {}
         for number, text in self.globals:
+            if text.startswith("qos map traffic-class "):
+                # `... to tx-queue N` maps a class to its queue; `... to dscp N`, to its rewrite.
+                found.setdefault("dscp_rewrite" if " to dscp " in text else "tc_queue", number)
+                continue
             for prefix, name in _GLOBAL_FIELDS:
                 if text.startswith(prefix):
                     found.setdefault(name, number)
@@ -151,7 +155,7 @@ def split_config(text: str) -> ConfigText:
             name, start, description, kind, current = line.split()[1], number, None, "interface", []
         elif line.startswith("qos profile ") and len(line.split()) == 3:
             name, start, description, kind, current = line.split()[2], number, None, "profile", []
-        elif line.startswith(("qos map ", "priority-flow-control ", "! device:")):
+        elif line.startswith(("qos map ", "qos rewrite ", "priority-flow-control ", "! device:")):
             config.globals.append((number, line))
             config.header = config.header or bool(_HEADER.match(line))
         elif line.startswith("ip route "):

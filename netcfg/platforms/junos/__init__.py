@@ -41,6 +41,7 @@ RUNNING_CONFIG = "configuration"
 class Junos(Platform):
     name: ClassVar[str] = "junos"
     kind: ClassVar = "switch"
+    reads_dscp_rewrite: ClassVar[bool] = True
     netmiko_device_type: ClassVar[str] = "juniper_junos"
     config_suffix: ClassVar[str] = ".set"
     description: ClassVar[str] = "Juniper Junos (QFX) switch"
@@ -55,6 +56,7 @@ class Junos(Platform):
         r"show interfaces queue",
     )
     port_buffer_settings: ClassVar[frozenset[str]] = frozenset({"cable_m"})
+    renders_routed_ports: ClassVar[bool] = False
     default_cable_m: ClassVar[int | None] = facts.DEFAULT_CABLE_M
     rule_modules: ClassVar[tuple[str, ...]] = ("netcfg.platforms.junos.rules",)
     load_balancing: ClassVar[LoadBalancing] = balancing.SUPPORT

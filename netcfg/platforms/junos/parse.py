@@ -64,6 +64,7 @@ class Binding:
     scheduler_map: tuple[str, int] | None = None
     dscp: tuple[str, int] | None = None
     ieee: tuple[str, int] | None = None
+    rewrite: tuple[str, int] | None = None
 
 
 @dataclass(slots=True)
@@ -86,6 +87,13 @@ class Cos:
     # `protocols dcbx interface NAME|all ...`: the DCBX mode (None: the statement names none, so the
     # default, auto-negotiate) with its line.
     dcbx: dict[str, tuple[str | None, int]] = field(default_factory=dict)
+    # `interfaces NAME unit N family F`: the families a port's (or a range's) units carry, with the
+    # first line naming each: `ethernet-switching` makes a unit switched, `inet`/`inet6` routed.
+    families: dict[str, dict[str, int]] = field(default_factory=dict)
+    # `rewrite-rules dscp NAME forwarding-class FC loss-priority low code-point BITS`: NAME -> FC ->
+    # the DSCP packets of that class leave with.
+    dscp_rewrites: dict[str, dict[str, int]] = field(default_factory=dict)
+    range_families: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 def _int(word: str) -> int | None:
@@ -117,6 +125,8 @@ def read_cos(statements: list[Statement]) -> Cos:
             # A port's own MTU overrides its range's.
             if name in cos.range_mtu and port not in cos.mtu:
                 cos.mtu[port] = cos.range_mtu[name]
+            if name in cos.range_families and port not in cos.families:
+                cos.families[port] = cos.range_families[name]
     return cos
 
 
@@ -144,6 +154,8 @@ def _interface_range(cos: Cos, name: str, rest: tuple[str, ...], line: int) -> N
                 members.setdefault(f"{first.group(1)}{n}", line)
     elif rest[0] == "mtu" and len(rest) == 2 and _int(rest[1]) is not None:
         cos.range_mtu[name] = (int(rest[1]), line)
+    elif _family(rest) is not None:
+        cos.range_families.setdefault(name, {}).setdefault(_family(rest), line)
 
 
 def _dcbx(cos: Cos, name: str, rest: tuple[str, ...], line: int) -> None:
@@ -171,6 +183,17 @@ def _interface(cos: Cos, name: str, rest: tuple[str, ...], line: int) -> None:
         cos.mtu[name] = (int(rest[1]), line)
     elif rest[0] == "description" and len(rest) == 2:
         cos.description[name] = rest[1]
+    elif _family(rest) is not None:
+        cos.families.setdefault(name, {}).setdefault(_family(rest), line)
+
+
+def _family(rest: tuple[str, ...]) -> str | None:
+    """The family of a `unit N family F ...` statement."""
+    return rest[3] if len(rest) >= 4 and rest[0] == "unit" and rest[2] == "family" else None
+
+
+# A unit of one of these families routes; `ethernet-switching` switches.
+_ROUTED_FAMILIES = frozenset({"inet", "inet6", "mpls"})
 
 
 def _class_of_service(cos: Cos, kind: str, p: tuple[str, ...], line: int) -> None:
@@ -192,6 +215,12 @@ def _class_of_service(cos: Cos, kind: str, p: tuple[str, ...], line: int) -> Non
             dscp = facts.code_point(point, 6, facts.DSCP_ALIASES | cos.dscp_aliases)
             if dscp is not None:
                 entry[dscp] = (p[3], line)
+    elif kind == "rewrite-rules" and p[0] == "dscp" and len(p) >= 4 and p[2] == "forwarding-class":
+        point = _after(p, "code-point")
+        low = _after(p, "loss-priority") in (None, "low")
+        dscp = facts.code_point(point, 6, facts.DSCP_ALIASES | cos.dscp_aliases) if point else None
+        if dscp is not None and low:
+            cos.dscp_rewrites.setdefault(p[1], {}).setdefault(p[3], dscp)
     elif kind == "drop-profiles" and len(p) == 4 and p[1] == "interpolate":
         _drop_point(cos.drop_profiles.setdefault(p[0], DropProfile()), p[2], p[3])
     elif kind == "drop-profiles" and len(p) >= 3 and p[1] == "fill-level":
@@ -271,6 +300,8 @@ def _binding(cos: Cos, name: str, p: tuple[str, ...], line: int) -> None:
         binding.dscp = (p[2], line)
     elif len(p) == 3 and p[0] == "classifiers" and p[1] == "ieee-802.1":
         binding.ieee = (p[2], line)
+    elif len(p) == 3 and p[0] == "rewrite-rules" and p[1] == "dscp":
+        binding.rewrite = (p[2], line)
 
 
 # --- from objects to the vendor-neutral chain ----------------------------------------------------
@@ -287,7 +318,7 @@ def effective_bindings(cos: Cos) -> dict[str, Binding]:
         for layer in layers:
             if layer is None:
                 continue
-            for name in ("cnp", "scheduler_map", "dscp", "ieee"):
+            for name in ("cnp", "scheduler_map", "dscp", "ieee", "rewrite"):
                 value = getattr(layer, name)
                 if value is not None:
                     setattr(merged, name, value)
@@ -352,6 +383,12 @@ def cos_state(state: DeviceState, cos: Cos) -> None:
         iface.description = cos.description.get(port)
         if port in cos.mtu:
             iface.mtu, loc[sys.intern(f"{port}.mtu")] = cos.mtu[port]
+        families = cos.families.get(port, {})
+        if "ethernet-switching" in families:
+            iface.switched = True
+            loc[sys.intern(f"{port}.switched")] = families["ethernet-switching"]
+        elif not _ROUTED_FAMILIES.isdisjoint(families):
+            iface.switched = False
         dcbx = cos.dcbx.get(port) or cos.dcbx.get("all")
         if dcbx is not None:
             iface.dcbx_mode, loc[sys.intern(f"{port}.dcbx_mode")] = _DCBX_MODES.get(dcbx[0]), dcbx[1]
@@ -366,6 +403,9 @@ def cos_state(state: DeviceState, cos: Cos) -> None:
         classified = binding.dscp or binding.ieee
         if classified is not None:
             loc[sys.intern(f"{port}.trust")] = loc[sys.intern(f"{port}.dscp_map")] = classified[1]
+        iface.dscp_rewrite = _port_rewrite(cos, binding, numbers)
+        if binding.rewrite is not None:
+            loc[sys.intern(f"{port}.dscp_rewrite")] = binding.rewrite[1]
         _port_pfc(iface, cos, binding, port_map, lossless, loc, watchdogs)
         _port_schedulers(iface, cos, binding, classes, loc)
     state.watchdog = _watchdog(watchdogs)
@@ -373,6 +413,17 @@ def cos_state(state: DeviceState, cos: Cos) -> None:
         state.locations["watchdog"] = min(w.watchdog or 0 for w in watchdogs)
     if "tc_queue" in cos.first_line:
         state.locations["tc_queue"] = cos.first_line["tc_queue"]
+
+
+def _port_rewrite(cos: Cos, binding: Binding, numbers: dict[str, int | None]) -> dict[int, int | None] | None:
+    """What a port re-marks: the DSCP rewrite rule its unit binds, by traffic class; a QFX applies
+    none unless bound. `default` (Junos's own rule) or a rule the config does not define: unknown."""
+    if binding.rewrite is None:
+        return {}
+    rules = cos.dscp_rewrites.get(binding.rewrite[0])
+    if rules is None:
+        return None
+    return {tc: dscp for fc, dscp in rules.items() if (tc := numbers.get(fc)) is not None}
 
 
 def _dscp_map(entries: dict[int, tuple[str, int]], numbers: dict[str, int | None]) -> dict[int, int]:

@@ -72,6 +72,8 @@ def junos_form(state: DeviceState) -> DeviceState:
             name=name,
             description=port.description,
             mtu=port.mtu,
+            # Only a switched unit is written: rendered intent names no unit families.
+            switched=True if port.switched else None,
             trust=trust,
             pfc_enabled=bool(no_drop),
             no_drop_priorities=no_drop,
@@ -81,6 +83,7 @@ def junos_form(state: DeviceState) -> DeviceState:
             dscp_map=dict(port.dscp_map) if trust == "dscp" and port.dscp_map is not None else None,
             # DLB is one setting for every ECMP group of the switch.
             lb_mode=mode,
+            dscp_rewrite=None if port.dscp_rewrite is None else dict(port.dscp_rewrite),
             cable_m=(port.cable_m if port.cable_m is not None else facts.DEFAULT_CABLE_M)
             if has_cnp
             else None,
@@ -140,6 +143,7 @@ def _has_statement(port: InterfaceState) -> bool:
             port.cable_m is not None,
             port.ecn,
             port.strict_queues,
+            port.dscp_rewrite,
         )
     )
 
@@ -190,9 +194,11 @@ def render_config(state: DeviceState) -> str:
                 name=name,
                 description=_word(port.description) if port.description else None,
                 mtu=port.mtu,
+                switched=port.switched,
                 cnp=port_profile.get(name),
                 scheduler_map=port_scheduler_map.get(name),
                 classifier=classifier,
+                rewrite=REWRITE_RULE if port.dscp_rewrite else None,
             )
         )
     pcp = any(p.trust == "pcp" for p in ports.values())
@@ -218,7 +224,23 @@ def render_config(state: DeviceState) -> str:
         scheduler_maps=scheduler_maps,
         profiles=profiles,
         load_balancing=balancing.render_lines(s),
+        rewrites=_rewrite_points(ports, class_names),
+        rewrite_rule=REWRITE_RULE,
     )
+
+
+REWRITE_RULE = "REMARK"
+
+
+def _rewrite_points(ports: dict[str, InterfaceState], class_names: dict[int, str]) -> list[tuple[str, str]]:
+    """The lab's one DSCP rewrite rule: (forwarding class, code point) of the first port that
+    re-marks, for the classes the config has."""
+    rewrite = next((p.dscp_rewrite for p in ports.values() if p.dscp_rewrite), {})
+    return [
+        (class_names[tc], facts.dscp_bits(d))
+        for tc, d in sorted(rewrite.items())
+        if d is not None and tc in class_names
+    ]
 
 
 def _word(text: str) -> str:

@@ -271,6 +271,12 @@ def _port(
         return port, {name: node.line}
     where = {name: node.line}
     routed = any(c.text == "no switchport" for c in node.children)
+    # A `switchport` line makes the port switched whatever the system default; without one or its
+    # `no`, the mode is `system default switchport`'s, which differs by model and release.
+    switchport = next((c for c in node.children if c.words[0] == "switchport"), None)
+    port.switched = False if routed else True if switchport is not None else None
+    if switchport is not None and not routed:
+        where[f"{name}.switched"] = switchport.line
     if policies.class_mtu is not None and not routed:
         # A switched port of a Nexus 3000/5000 has no MTU of its own: each class is capped at its
         # network-qos MTU, and what the port takes is the class-default's.

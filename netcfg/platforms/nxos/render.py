@@ -246,5 +246,5 @@ def _port_lines(
     out = queuing.binding(port)
     if out is not None:
         lines.append(f"service-policy type queuing output {out}")
-    lines += ["no switchport", "no shutdown"]
+    lines += ["switchport" if port.switched else "no switchport", "no shutdown"]
     return lines

@@ -34,6 +34,7 @@ CONFIG_DB = "config_db JSON"
 class Sonic(Platform):
     name: ClassVar[str] = "sonic"
     kind: ClassVar = "switch"
+    reads_dscp_rewrite: ClassVar[bool] = True
     # SONiC's login shell is bash and its CLI is commands in it: netmiko's Linux driver (the notes
     # found `edgecore_sonic` to be the same class; `dell_sonic` expects the sonic-cli shell instead).
     netmiko_device_type: ClassVar[str] = "linux"

@@ -49,6 +49,8 @@ def parse_db(db: ConfigDb, name: str, platform: str) -> DeviceState:
     _read_queues(read, db, state)
     _read_buffers(read, db, state)
     _read_watchdog(read, db, state)
+    _read_switching(db, state)
+    _read_rewrite(read, db, state)
     state.hash_fields, where = read_hash(db)
     _at(state.locations, "hash_fields", db.line(*where) if where else None)
     state.locations[""] = 1
@@ -151,6 +153,51 @@ def _read_ports(read: _Reader, db: ConfigDb, state: DeviceState) -> None:
                 raise read.bad(path, f"is {text[:20]!r}; expected metres such as '5m'")
             state.interfaces[name].cable_m = read.number(path, text[:-1], 100_000)
             _at(loc, sys.intern(f"{name}.cable_m"), db.line(*path))
+
+
+def _read_switching(db: ConfigDb, state: DeviceState) -> None:
+    """A port in VLAN_MEMBER switches in its VLAN; a PORTCHANNEL_MEMBER forwards as its channel; any
+    other port of a whole config_db is in no VLAN. A fragment (a qos.json) does not say."""
+    vlans, channels = db.table("VLAN_MEMBER"), db.table("PORTCHANNEL_MEMBER")
+    if vlans is None or channels is None:
+        return
+    members = {key.partition("|")[2]: key for key in vlans}
+    bundled = {key.partition("|")[2] for key in channels}
+    for name, port in state.interfaces.items():
+        if name in bundled:
+            continue
+        port.switched = name in members
+        if port.switched:
+            _at(state.locations, sys.intern(f"{name}.switched"), db.line("VLAN_MEMBER", members[name]))
+
+
+def _read_rewrite(read: _Reader, db: ConfigDb, state: DeviceState) -> None:
+    """The DSCP rewrite of each port: the TC_TO_DSCP_MAP its PORT_QOS_MAP entry binds
+    (`tc_to_dscp_map`) re-marks each class it lists; a port that binds none re-marks nothing. A map
+    bound but not defined leaves the port's rewrite unknown."""
+    table = db.table("PORT_QOS_MAP")
+    if table is None:
+        return
+    maps = db.table("TC_TO_DSCP_MAP") or {}
+    named = set()
+    for key, name, _, fields in entries(db, "PORT_QOS_MAP"):
+        named.add(name)
+        port = state.interfaces[name]
+        if "tc_to_dscp_map" not in fields:
+            port.dscp_rewrite = {}
+            continue
+        bound = reference(read.text(("PORT_QOS_MAP", key, "tc_to_dscp_map"), fields["tc_to_dscp_map"]))
+        if bound in maps:
+            port.dscp_rewrite = dict(read.index_map("TC_TO_DSCP_MAP", bound, 15, 63))
+            _at(
+                state.locations,
+                sys.intern(f"{name}.dscp_rewrite"),
+                db.line("PORT_QOS_MAP", key, "tc_to_dscp_map"),
+            )
+    if db.full:
+        for name, port in state.interfaces.items():
+            if name not in named:
+                port.dscp_rewrite = {}
 
 
 def _read_bindings(read: _Reader, db: ConfigDb, state: DeviceState) -> None:

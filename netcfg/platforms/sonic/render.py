@@ -57,6 +57,10 @@ def device_text(doc: dict) -> str:
     return json.dumps(doc, indent=4, sort_keys=True) + "\n"
 
 
+HOST_VLAN = "Vlan1000"
+REWRITE_MAP = "REMARK"
+
+
 def config_db(state: DeviceState) -> dict:
     ports = [state.interfaces[n] for n in sorted(state.interfaces, key=port_sort_key)]
     names = {kind: state.qos_names.get(kind, OWN) for kind in MAP_TABLES}
@@ -70,16 +74,33 @@ def config_db(state: DeviceState) -> dict:
         qos["global"] = {"dscp_to_tc_map": names["dscp_to_tc_map"]}
     for port in ports:
         qos[port.name] = _bindings(port, names, port_maps, bool(state.dscp_map))
+    _rewrites(doc, ports)
     _queues(doc, ports, state)
     _watchdog(doc, ports, state)
     _buffers(doc, ports)
     cables = {p.name: f"{p.cable_m}m" for p in ports if p.cable_m is not None}
     if cables:
         doc["CABLE_LENGTH"] = {CABLE_LENGTH_KEY: cables}
+    switched = [p.name for p in ports if p.switched]
+    if switched:
+        # One untagged VLAN, as SONiC's T0 preset puts its server ports in Vlan1000.
+        doc["VLAN"] = {HOST_VLAN: {"vlanid": HOST_VLAN[4:]}}
+        doc["VLAN_MEMBER"] = {f"{HOST_VLAN}|{name}": {"tagging_mode": "untagged"} for name in switched}
     switch_hash = balancing.render_table(state.hash_fields)
     if switch_hash is not None:
         doc[balancing.TABLE] = switch_hash
     return doc
+
+
+def _rewrites(doc: dict, ports: list[InterfaceState]) -> None:
+    """One TC_TO_DSCP_MAP for the ports that re-mark (the lab's only rewrite), bound on each."""
+    marking = [p for p in ports if p.dscp_rewrite and all(d is not None for d in p.dscp_rewrite.values())]
+    if not marking:
+        return
+    rewrite = marking[0].dscp_rewrite or {}
+    doc["TC_TO_DSCP_MAP"] = {REWRITE_MAP: {str(tc): str(d) for tc, d in sorted(rewrite.items())}}
+    for port in marking:
+        doc["PORT_QOS_MAP"][port.name]["tc_to_dscp_map"] = REWRITE_MAP
 
 
 def _port(port: InterfaceState) -> dict[str, str]:
