@@ -24,6 +24,9 @@ _TABLE = re.compile(r"^Field Name\s*\|\s*Data\s*$", re.M)
 _ROW = re.compile(rf"^\s*{FIELD}\s*\|\s*(0x[0-9a-fA-F]+|\d+)\s*$", re.M)
 
 
+# Commands are cached by NIC: a fabric's servers have the same few NICs, and reading a snapshot
+# asks for each NIC's commands by name for every server.
+@lru_cache(maxsize=256)
 def roce_accl_command(nic: Nic) -> Command:
     return Command(
         f"mlxreg -d {nic.rdma_device} --yes --reg_name ROCE_ACCL --get",

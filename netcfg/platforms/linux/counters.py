@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from netcfg.model import DeviceState, InterfaceState, Nic, PcieLink, PortCounters
 from netcfg.platforms.base import Command
@@ -42,10 +43,14 @@ HOST_READ_ONLY = (
 )
 
 
+# Commands are cached by NIC: a fabric's servers have the same few NICs, and reading a snapshot
+# asks for each NIC's commands by name for every server.
+@lru_cache(maxsize=256)
 def link_command(nic: Nic) -> Command:
     return Command(f"ethtool {nic.netdev}", f"link_{nic.netdev}", counters=True)
 
 
+@lru_cache(maxsize=256)
 def stats_command(nic: Nic) -> Command:
     return Command(f"ethtool -S {nic.netdev}", f"stats_{nic.netdev}", counters=True)
 
@@ -58,6 +63,7 @@ def pcie_path(nic: Nic, name: str) -> str:
     return f"/sys/class/net/{nic.netdev}/device/{name}"
 
 
+@lru_cache(maxsize=256)
 def sysfs_counters_command(nic: Nic) -> Command:
     paths = [pcie_path(nic, name) for name in PCIE_FILES] + [hw_counters_folder(nic)]
     return Command("grep -rH . " + " ".join(paths), f"hw_counters_{nic.netdev}", counters=True)

@@ -38,10 +38,14 @@ GID_READ_ONLY = (
 )
 
 
+# Commands are cached by NIC: a fabric's servers have the same few NICs, and reading a snapshot
+# asks for each NIC's commands by name for every server.
+@lru_cache(maxsize=256)
 def ethtool_command(nic: Nic) -> Command:
     return Command(f"ethtool -i {nic.netdev}", f"ethtool_{nic.netdev}")
 
 
+@lru_cache(maxsize=256)
 def gid_command(nic: Nic) -> Command:
     port = f"/sys/class/infiniband/{nic.rdma_device}/ports/1"
     return Command(
