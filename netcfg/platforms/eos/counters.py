@@ -18,16 +18,18 @@ from netcfg.platforms.eos.commands import SHOW_INTERFACES, SHOW_PFC, SHOW_PFC_WA
 # The lines read, one alternative each, matched over the whole output at once (the rest is skipped in
 # the regex engine, not line by line in Python). Each match starts at the newline before its line
 # (the text is read with one put in front): a literal start the engine searches for, where `^` is
-# tried at every character of the output, a third of the time of the whole pass.
+# tried at every character of the output, a third of the time of the whole pass. Runs of spaces,
+# words and digits are possessive (`++`, `*+`): what follows each can never be a character of the run,
+# so giving one back (backtracking) could never make a line match.
 # "Ethernet1 is up, line protocol is up (connected)", "... is administratively down, line protocol
 # is notpresent (disabled)"; "  Full-duplex, 400Gb/s, auto negotiation: off"; "  3 link status
 # changes since last clear"; "     0 input errors, 0 CRC, 0 alignment, 0 symbol, 0 input discards".
 _INTERFACE_LINES = re.compile(
     r"\n(?:(?P<name>\S+) is [a-z][\w ]*?, line protocol is (?P<proto>\w+)(?: \(\w+\))?"
-    r"|[ \t]+(?:[\w-]+, (?P<speed>\d[\d.]*)(?P<unit>[GM])b/s\b.*"
-    r"|(?P<changes>\d[\d,]*) link status changes since last clear"
-    r"|\d[\d,]* input errors, (?P<crc>\d[\d,]*) CRC, \d[\d,]* alignment, (?P<symbol>\d[\d,]*) symbol, "
-    r"(?P<discards>\d[\d,]*) input discards)"
+    r"|[ \t]++(?:[\w-]++, (?P<speed>\d[\d.]*+)(?P<unit>[GM])b/s\b.*"
+    r"|(?P<changes>\d[\d,]*+) link status changes since last clear"
+    r"|\d[\d,]*+ input errors, (?P<crc>\d[\d,]*+) CRC, \d[\d,]*+ alignment, (?P<symbol>\d[\d,]*+) symbol, "
+    r"(?P<discards>\d[\d,]*+) input discards)"
     r"|(?P<other>\S.*))[ \t\r]*(?=\n|\Z)"
 )
 # A port's block ("Ethernet1" alone on a line) and its codeword counts.
