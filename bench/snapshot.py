@@ -9,18 +9,23 @@ folder per device of a file per command (what users and other tools make), conve
 `netcfg snapshot convert`.
 
 `--compare CHECKOUT` runs the same check with another netcfg checkout (previous main, say) on the
-per-command folders, interleaved with this one's runs: other work on a shared machine moves every
-figure, so compare each run's ratio to its loop. Target on a 2-core machine: at most 10 s, 1 GiB.
-Not a test: run it with `make bench-snapshot`.
+per-command folders (`--compare-layout device`: on the device files), interleaved with this one's
+runs: other work on a shared machine moves every figure, so compare each run's ratio to its loop.
+Every run writes its findings as JSON; the bench fails unless all runs of a layout found exactly the
+same.
+Target on a 2-core machine: at most 10 s, 1 GiB. Not a test: run it with `make bench-snapshot`.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -65,8 +70,39 @@ def write_snapshots(folder: Path, scalable_units: int, servers_per_su: int, rail
     (folder / "complete").write_text("both snapshots written\n", encoding="utf-8")
 
 
-def run_check(checkout: Path, folder: Path, layout: str) -> tuple[float, float, float, int]:
-    """(wall s, CPU s, peak RSS MiB, exit code) of one `netcfg check` of the two snapshots."""
+def _tree_rss_mib(pid: int) -> float:
+    """RSS of a process and all its descendants, summed (pages they share counted in each)."""
+    total, pending = 0, [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+            for task in Path(f"/proc/{current}/task").iterdir():
+                pending += [int(c) for c in (task / "children").read_text().split()]
+        except (OSError, ValueError):
+            continue
+        total += next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
+    return total / 1024
+
+
+class TreePeak(threading.Thread):
+    """The largest `_tree_rss_mib` of a process seen while it runs, sampled every 20 ms: what a
+    check and its worker processes hold at once (each one's own peak is all `wait4` reports)."""
+
+    def __init__(self, pid: int) -> None:
+        super().__init__(daemon=True)
+        self.pid, self.peak, self.done = pid, 0.0, threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(0.02):
+            self.peak = max(self.peak, _tree_rss_mib(self.pid))
+
+
+def run_check(
+    checkout: Path, folder: Path, layout: str, report: Path
+) -> tuple[float, float, float, float, int, list]:
+    """(wall s, CPU s, peak RSS MiB, peak RSS of the process tree MiB, exit code, findings) of one
+    `netcfg check` of the two snapshots."""
     suffix = "-folders" if layout == "folders" else ""
     argv = [
         *_python(checkout),
@@ -76,17 +112,27 @@ def run_check(checkout: Path, folder: Path, layout: str) -> tuple[float, float, 
         str(folder / f"after{suffix}"),
         "--previous",
         str(folder / f"before{suffix}"),
+        "--format",
+        "json",
+        "--output",
+        str(report),
     ]
     env = {**os.environ, "PYTHONPATH": str(checkout), "PYTHONDONTWRITEBYTECODE": "1"}
     t = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=checkout)
+    tree = TreePeak(proc.pid)
+    tree.start()
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t
+    tree.done.set()
+    tree.join()
     proc.returncode = os.waitstatus_to_exitcode(status)
     err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
     if proc.returncode not in (0, 1):
         raise SystemExit(f"netcfg check ({checkout}, {layout}) exited {proc.returncode}: {err[-2000:]}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, proc.returncode
+    findings = json.loads(report.read_text(encoding="utf-8"))["findings"]
+    rss = usage.ru_maxrss / 1024
+    return wall, usage.ru_utime + usage.ru_stime, rss, max(rss, tree.peak), proc.returncode, findings
 
 
 def main() -> int:
@@ -98,6 +144,9 @@ def main() -> int:
     ap.add_argument("--dir", type=Path, default=DEFAULT, help="where the two snapshots are kept")
     ap.add_argument("--fresh", action="store_true", help="write the snapshots again")
     ap.add_argument("--compare", type=Path, help="another netcfg checkout, run on the per-command folders")
+    ap.add_argument(
+        "--compare-layout", default="folders", help="the layout --compare reads: device or folders"
+    )
     ap.add_argument(
         "--layouts", default="device", help="this checkout's layouts to check: device, folders or both"
     )
@@ -111,27 +160,43 @@ def main() -> int:
     layouts = ["device", "folders"] if args.layouts == "both" else [args.layouts]
     runs = [(ROOT, layout) for layout in layouts]
     if args.compare:
-        runs.append((args.compare.resolve(), "folders"))
-    figures: dict[tuple[Path, str], list[tuple[float, float, float, float]]] = {run: [] for run in runs}
+        runs.append((args.compare.resolve(), args.compare_layout))
+    figures: dict[tuple[Path, str], list[tuple[float, float, float, float, float]]] = {
+        run: [] for run in runs
+    }
     print("netcfg check --snapshot after --previous before (target <= 10 s, <= 1,024 MiB):")
+    # Per layout: a finding may name the file it was read from (a device file or a command's file).
+    found: dict[str, list[list]] = {layout: [] for _, layout in runs}
     for i in range(args.runs):
         for checkout, layout in runs:
             loop = machine_speed()
-            wall, cpu, rss, code = run_check(checkout, folder, layout)
-            figures[(checkout, layout)].append((wall, cpu, rss, loop))
+            with tempfile.TemporaryDirectory(prefix="bench-snapshot-") as scratch:
+                wall, cpu, rss, tree, code, findings = run_check(
+                    checkout, folder, layout, Path(scratch) / "r.json"
+                )
+            found[layout].append(findings)
+            figures[(checkout, layout)].append((wall, cpu, rss, tree, loop))
             print(
                 f"  run {i + 1} {checkout.name:<10} {layout:<8} {wall:6.2f} s wall, {cpu:6.2f} s CPU, "
-                f"{rss:7,.0f} MiB, exit {code}  (10M-step loop {loop:.2f} s; wall/loop {wall / loop:5.1f})"
+                f"{rss:7,.0f} MiB ({tree:,.0f} MiB with workers), exit {code}  "
+                f"(10M-step loop {loop:.2f} s; wall/loop {wall / loop:5.1f})"
             )
+    for layout, all_found in found.items():
+        if any(findings != all_found[0] for findings in all_found):
+            raise SystemExit(
+                f"the runs on {layout} found different findings: every checkout must find the same"
+            )
+        print(f"every run on {layout} found the same {len(all_found[0])} findings")
     for (checkout, layout), rows in figures.items():
         if not rows:
             continue
-        walls, cpus, rsses, loops = (list(column) for column in zip(*rows, strict=True))
-        ratio = statistics.median(w / lp for w, _, _, lp in rows)
+        walls, cpus, rsses, trees, loops = (list(column) for column in zip(*rows, strict=True))
+        ratio = statistics.median(w / lp for w, _, _, _, lp in rows)
         print(
             f"{checkout.name:<10} {layout:<8} median {statistics.median(walls):6.2f} s wall "
-            f"(min {min(walls):.2f}), {statistics.median(cpus):.2f} s CPU, peak {max(rsses):,.0f} MiB; "
-            f"wall/loop {ratio:.1f}, loop {statistics.median(loops):.2f} s"
+            f"(min {min(walls):.2f}), {statistics.median(cpus):.2f} s CPU, peak {max(rsses):,.0f} MiB "
+            f"({max(trees):,.0f} MiB with workers); wall/loop {ratio:.1f}, "
+            f"loop {statistics.median(loops):.2f} s"
         )
     return 0
 

@@ -38,8 +38,9 @@ from netcfg.report.table import print_table
 from netcfg.report.text import neutral
 from netcfg.rules import Finding, Severity
 from netcfg.sources import (
-    check_earlier,
+    EarlierReadings,
     config_states,
+    earlier_readings,
     intent_states,
     missing_configs,
     snapshot_states,
@@ -154,11 +155,17 @@ def exit_code(findings: list[Finding], fail_on: Severity) -> int:
 @command("check")
 def cmd_check(args: argparse.Namespace, console: Console) -> int:
     fabric, policy = load_checked(args.inventory, args)
-    states, source = _states(args, fabric, policy)
-    # The fabric and its states live until the command ends: the collections that reading earlier
-    # snapshots and building the report trigger need not walk their millions of objects again.
-    with frozen():
-        return _check_states(args, console, fabric, policy, states, source)
+    earlier = [
+        (option, Path(getattr(args, option))) for option in ("previous", "baseline") if getattr(args, option)
+    ]
+    snapshot = Path(args.snapshot) if args.snapshot and not args.configs else None
+    # The earlier readings are read beside the snapshot, on the other core.
+    with earlier_readings(fabric, snapshot, earlier) as readings:
+        states, source = _states(args, fabric, policy)
+        # The fabric and its states live until the command ends: the collections that reading
+        # earlier snapshots and building the report trigger need not walk their objects again.
+        with frozen():
+            return _check_states(args, console, fabric, policy, states, source, readings)
 
 
 def _check_states(
@@ -168,15 +175,15 @@ def _check_states(
     policy: Policy,
     states: dict[str, DeviceState],
     source: str,
+    readings: EarlierReadings | None,
 ) -> int:
     earlier = {}
     for option in ("previous", "baseline"):
         folder = getattr(args, option)
-        if folder and not args.snapshot:
+        if folder and (not args.snapshot or readings is None):
             raise InputError(f"--{option}", "compares counters with a snapshot: give --snapshot too")
-        if folder:
-            check_earlier(Path(args.snapshot), Path(folder), f"--{option}")
-        earlier[option] = snapshot_states(fabric, Path(folder)) if folder else None
+        # Rules read an earlier reading's counters only: its settings and LLDP are not parsed.
+        earlier[option] = readings.states(option) if folder and readings else None
     findings = run_checks(fabric, policy, states, earlier["previous"], earlier["baseline"])
     report = Report(
         fabric.name,

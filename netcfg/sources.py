@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Collection
+import os
+import pickle
+import tempfile
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
+from typing import IO
 
 from netcfg.checks.catalogue import RULES
 from netcfg.errors import InputError
@@ -15,6 +20,7 @@ from netcfg.model import Device, DeviceState, Fabric
 from netcfg.platforms import Platform, get_platform
 from netcfg.plausible import implausible_counter, implausible_setting, overlong_number
 from netcfg.policy import Policy
+from netcfg.processes import ChildProcesses, process_context
 from netcfg.shapes import parsed_intents
 from netcfg.snapshot import (
     CREATED_FORMAT,
@@ -101,13 +107,15 @@ def missing_configs(fabric: Fabric, states: dict[str, DeviceState], folder: Path
 
 
 def snapshot_states(
-    fabric: Fabric, folder: Path, skip: Collection[str] = frozenset()
+    fabric: Fabric, folder: Path, skip: Collection[str] = frozenset(), *, counters_only: bool = False
 ) -> dict[str, DeviceState]:
     """States from raw command outputs saved as `<snapshot>/<device>.jsonl` (netcfg's file per
     device) or `<snapshot>/<device>/<command>.txt` (a folder per device, made by hand or by another
     tool).
 
     Devices named in `skip` are left out (drift skips the devices whose outputs did not change).
+    `counters_only`: an earlier reading, which rules judge by its counters alone: each state holds
+    its counters and facets only (`Platform.parse_counters`).
     Hidden entries and files (`meta.json`, a README, `.DS_Store`) are not devices; an entry that is
     not a device of the inventory is refused, and so is a device's entry that is neither its file of
     outputs nor a folder.
@@ -134,10 +142,109 @@ def snapshot_states(
             if error:
                 states[name] = device_state(device, {}, (error["kind"], error["message"]))
             else:
-                states[name] = share_equal(device_state(device, read_device_outputs(path), None), shared)
+                outputs = read_device_outputs(path)
+                state = device_state(device, outputs, None, counters_only=counters_only)
+                states[name] = share_equal(state, shared)
                 states[name].read_at = entry.get("read_at")
             kept.one_more()
     return states
+
+
+class EarlierReadings:
+    """A check's earlier readings (`--previous`, `--baseline`) of its `--snapshot`, each refused as
+    `check_earlier` refuses it, else read for its counters (`snapshot_states(counters_only=True)`).
+
+    `states` gives each reading, or raises what reading it raised, in the order reading them one
+    after the other raises it. Started by `earlier_readings` before the caller reads the snapshot
+    itself, they are read in a worker process on the machine's other core.
+    """
+
+    def __init__(self, fabric: Fabric, snapshot: Path, earlier: Sequence[tuple[str, Path]]) -> None:
+        self.fabric, self.snapshot, self.earlier = fabric, snapshot, list(earlier)
+        self._worker: tuple[ChildProcesses, IO[bytes]] | None = None
+        self._read: dict[str, dict[str, DeviceState]] | None = None
+
+    def states(self, option: str) -> dict[str, DeviceState]:
+        if self._read is None:
+            if self._worker is None:
+                found = _read_earlier(self.fabric, self.snapshot, self.earlier)
+            else:
+                workers, spool = self._worker
+                (spooled,) = workers.results()  # what reading them raised is raised here
+                if spooled:
+                    spool.seek(0)
+                    # Unpickled states live on, as parsed ones do (see `paused_gc`).
+                    with paused_gc(keep=True):
+                        # Written by this run's own worker into a file no other process can open.
+                        found = pickle.load(spool)
+                else:  # the temporary folder's disk was full: read here after all
+                    found = _read_earlier(self.fabric, self.snapshot, self.earlier)
+            self._read = dict(zip((o for o, _ in self.earlier), found, strict=True))
+        return self._read[option]
+
+
+@contextmanager
+def earlier_readings(
+    fabric: Fabric, snapshot: Path | None, earlier: Sequence[tuple[str, Path]]
+) -> Iterator[EarlierReadings | None]:
+    """`EarlierReadings` of `snapshot` (None without a snapshot or an earlier reading), read for
+    the block's duration in a forked worker process where the machine has a core to spare.
+
+    The worker writes the states into an unnamed temporary file as one pickle stream, read back
+    when they are asked for: sent through a pipe, the states would wait in both processes at once
+    (the worker blocked until the caller is done with its own snapshot), which at full size took
+    the check over its memory budget.
+    """
+    if snapshot is None or not earlier:
+        yield None
+        return
+    readings = EarlierReadings(fabric, snapshot, earlier)
+    spool = (
+        _spool_file()
+        if (os.cpu_count() or 1) > 1 and process_context().get_start_method() == "fork"
+        else None
+    )
+    if spool is None:
+        yield readings
+        return
+    with spool:
+        job = (fabric, snapshot, list(earlier), spool.fileno())
+        with ChildProcesses(_spool_earlier, [job], progress=False) as workers:
+            readings._worker = (workers, spool)
+            yield readings
+
+
+def _spool_file() -> IO[bytes] | None:
+    """An unnamed temporary file (gone with the last process holding it, however it ends); None
+    where there is no writable temporary folder: the earlier readings are then read in-process."""
+    try:
+        return tempfile.TemporaryFile(prefix="netcfg-earlier-")
+    except OSError:
+        return None
+
+
+def _read_earlier(
+    fabric: Fabric, snapshot: Path, earlier: Sequence[tuple[str, Path]]
+) -> list[dict[str, DeviceState]]:
+    """Each earlier reading in turn: checked against the snapshot, then read for its counters."""
+    found = []
+    for option, folder in earlier:
+        check_earlier(snapshot, folder, f"--{option}")
+        found.append(snapshot_states(fabric, folder, counters_only=True))
+    return found
+
+
+def _spool_earlier(job: tuple[Fabric, Path, list[tuple[str, Path]], int], progress: object) -> bool:
+    """The worker's job: `_read_earlier`, pickled into the file it inherited (forked); False where
+    the file could not be written."""
+    fabric, snapshot, earlier, fd = job
+    found = _read_earlier(fabric, snapshot, earlier)
+    try:
+        with os.fdopen(os.dup(fd), "wb") as out:
+            pickle.dump(found, out, protocol=pickle.HIGHEST_PROTOCOL)
+    except OSError:
+        return False
+    return True
 
 
 def unchanged_devices(before: Path, after: Path) -> set[str]:
@@ -285,8 +392,13 @@ def withhold_secrets(platform: Platform, state: DeviceState) -> DeviceState:
     return state
 
 
-def device_state(device: Device, outputs: dict[str, str], error: tuple[str, str] | None) -> DeviceState:
-    """One collected device's state: its parsed outputs, or why it could not be collected."""
+def device_state(
+    device: Device, outputs: dict[str, str], error: tuple[str, str] | None, *, counters_only: bool = False
+) -> DeviceState:
+    """One collected device's state: its parsed outputs, or why it could not be collected.
+
+    `counters_only`: only what an earlier reading is judged by (`Platform.parse_counters`): a state
+    of its counters and facets."""
     if error:
         return DeviceState(name=device.name, platform=device.platform, collection_error=error)
     # No catch-all: a parser that raises has a bug, and blaming the device's output for it would hide
@@ -295,7 +407,8 @@ def device_state(device: Device, outputs: dict[str, str], error: tuple[str, str]
     # An output no parser can read is left out and reported in its stead (a platform that misses it
     # would say "output missing" under the same command).
     unreadable = {file: found for file, text in outputs.items() if (found := unreadable_output(text))}
-    state = platform.parse_outputs({f: t for f, t in outputs.items() if f not in unreadable}, device)
+    parse = platform.parse_counters if counters_only else platform.parse_outputs
+    state = parse({f: t for f, t in outputs.items() if f not in unreadable}, device)
     # Saved outputs are masked already, a folder of outputs netcfg did not save may not be.
     state = withhold_secrets(platform, state)
     if unreadable:
@@ -311,6 +424,12 @@ def device_state(device: Device, outputs: dict[str, str], error: tuple[str, str]
         state.unparsed["port counters"] = f"{wrong}, beyond any 64-bit counter"
         state.counters = {}
         state.facets -= {"counters"}
+    if counters_only:
+        # What rules read of an earlier reading, and no more: its ports' settings would be memory
+        # held for nothing, and time to send back from a worker.
+        return DeviceState(
+            name=state.name, platform=state.platform, facets=state.facets, counters=state.counters
+        )
     return state
 
 

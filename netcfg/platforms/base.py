@@ -178,6 +178,13 @@ class Platform(ABC):
     def parse_outputs(self, outputs: dict[str, str], device: Device) -> DeviceState:
         """DeviceState from raw command outputs keyed by `Command.file`."""
 
+    def parse_counters(self, outputs: dict[str, str], device: Device) -> DeviceState:
+        """What an earlier reading (`--previous`, `--baseline`) is judged by: the state's `counters`
+        and whether its facets hold "counters", exactly as `parse_outputs` gives them. Its other
+        settings, LLDP and facets are not read and must not be judged. A platform whose counters
+        need only some of its outputs reads only those; by default every output is parsed."""
+        return self.parse_outputs(outputs, device)
+
     def mask_secrets(self, text: str) -> str:
         """Output with passwords, keys and communities masked, before it is saved."""
         return text

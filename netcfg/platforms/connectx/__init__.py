@@ -17,6 +17,7 @@ from typing import ClassVar
 from netcfg.model import Device, DeviceState
 from netcfg.platforms.base import Command, LoadBalancing, register
 from netcfg.platforms.connectx import commands, parse, render, roce_accl, secrets
+from netcfg.platforms.connectx.counters import MLX5_COUNTERS
 from netcfg.platforms.linux import counters as linux_counters
 from netcfg.platforms.linux.platform import LinuxHost
 
@@ -41,6 +42,7 @@ class ConnectX(LinuxHost):
     default_cable_m: ClassVar[int | None] = 7
     # Read back only (ROCE_ACCL's adaptive_routing_forced_en): no vendor page shows how to set it.
     load_balancing: ClassVar[LoadBalancing] = LoadBalancing(reads=frozenset({"reorder_tolerant"}))
+    counter_names: ClassVar[linux_counters.CounterNames] = MLX5_COUNTERS
 
     def commands(self, device: Device) -> list[Command]:
         return commands.commands(device)

@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from netcfg.model import Device, Nic
 from netcfg.platforms.base import Command
 from netcfg.platforms.connectx.roce_accl import roce_accl_command
@@ -20,16 +22,21 @@ PRIORITIES = range(8)
 PLATFORM = "connectx"
 
 
+# Commands are cached by NIC: a fabric's servers have the same few NICs, and reading a snapshot
+# asks for each NIC's commands by name for every server.
+@lru_cache(maxsize=256)
 def mlnx_qos_command(nic: Nic) -> Command:
     return Command(f"mlnx_qos -i {nic.netdev}", f"mlnx_qos_{nic.netdev}")
 
 
+@lru_cache(maxsize=256)
 def mlxconfig_command(nic: Nic) -> Command:
     """The firmware's settings with their current values (`-e`): DCBX is run by the firmware when
     mlnx_qos says `DCBX mode: Firmware controlled`. Optional: MFT is not on every host."""
     return Command(f"mlxconfig -e -d {nic.rdma_device} q", f"mlxconfig_{nic.netdev}", optional=True)
 
 
+@lru_cache(maxsize=256)
 def sysfs_command(nic: Nic) -> Command:
     cli = (
         f"grep -rH . /sys/class/net/{nic.netdev}/mtu /sys/class/net/{nic.netdev}/ecn "

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import re
 from functools import lru_cache
+from typing import Any
 
 from netcfg.model import DSCP_VALUES, Device, DeviceState, InterfaceState, PgBuffer, port_copy
 from netcfg.parsing import many, one, ttp_parse
@@ -145,36 +146,77 @@ def _apply_value(
     ports: dict[str, InterfaceState], by_rdma: dict[str, InterfaceState], path: str, value: str
 ) -> None:
     """One sysfs/configfs value, as written by the script or read back by `grep -rH`."""
+    effect = _value_effect(path, value)
+    if effect is not None:
+        _apply_effects((effect,), ports, by_rdma)
+
+
+# What one value does to the port it names: (placeholder, field, value) sets the field, with the
+# field `ENABLE_NP`/`ENABLE_RP` (priority, on) turns one priority's ECN on or off and `dcqcn`
+# (knob, value) sets one DCQCN knob. Worked out from the text alone, so a dump that thousands of
+# servers print alike is worked out once (`_dump_effects`).
+_Effect = tuple[str, str, Any]
+ENABLE_NP, ENABLE_RP = "ecn_np_priorities", "ecn_rp_priorities"
+# The fields of a value under an RDMA device's configfs folder (`@rdma0`) rather than a netdev's.
+_RDMA_FIELDS = frozenset({"roce_mode", "roce_tos"})
+
+
+def _value_effect(path: str, value: str) -> _Effect | None:
     parts = path.strip("/").split("/")
-    if parts[:3] == ["sys", "class", "net"] and len(parts) >= 5 and parts[3] in ports:
-        port = ports[parts[3]]
+    if parts[:3] == ["sys", "class", "net"] and len(parts) >= 5:
         if parts[4] == "mtu":
-            port.mtu = to_int(value)
-        elif parts[4] == "ecn" and len(parts) >= 7:
-            _apply_ecn_value(port, parts[5].removeprefix("roce_"), parts[6:], value)
-    elif parts[:4] == ["sys", "kernel", "config", "rdma_cm"] and len(parts) >= 8 and parts[4] in by_rdma:
-        port = by_rdma[parts[4]]
+            return parts[3], "mtu", to_int(value)
+        if parts[4] == "ecn" and len(parts) >= 7:
+            return _ecn_effect(parts[3], parts[5].removeprefix("roce_"), parts[6:], value)
+    elif parts[:4] == ["sys", "kernel", "config", "rdma_cm"] and len(parts) >= 8:
         if parts[7] == "default_roce_mode":
-            port.roce_mode = value
-        elif parts[7] == "default_roce_tos":
-            port.roce_tos = to_int(value)
+            return parts[4], "roce_mode", value
+        if parts[7] == "default_roce_tos":
+            return parts[4], "roce_tos", to_int(value)
+    return None
 
 
-def _apply_ecn_value(port: InterfaceState, role: str, rest: list[str], value: str) -> None:
+def _ecn_effect(netdev: str, role: str, rest: list[str], value: str) -> _Effect | None:
     if rest[0] == "enable" and len(rest) == 2 and rest[1].isdigit():
-        attr = "ecn_np_priorities" if role == "np" else "ecn_rp_priorities"
-        current = set(getattr(port, attr) or ())
-        if value == "1":
-            current.add(int(rest[1]))
+        return netdev, ENABLE_NP if role == "np" else ENABLE_RP, (int(rest[1]), value == "1")
+    if role == "np" and rest[0] == "cnp_dscp":
+        return netdev, "cnp_dscp", to_int(value)
+    if role == "np" and rest[0] == "cnp_802p_prio":
+        return netdev, "cnp_priority", to_int(value)
+    number = to_int(value)
+    return None if number is None else (netdev, "dcqcn", (rest[0], number))
+
+
+def _apply_effects(
+    effects: tuple[_Effect, ...], ports: dict[str, InterfaceState], by_rdma: dict[str, InterfaceState]
+) -> None:
+    """The values' effects in order; a placeholder of no NIC of this server is passed over."""
+    for key, name, value in effects:
+        port = by_rdma.get(key) if name in _RDMA_FIELDS else ports.get(key)
+        if port is None:
+            continue
+        if name in (ENABLE_NP, ENABLE_RP):
+            priority, on = value
+            current = set(getattr(port, name) or ())
+            if on:
+                current.add(priority)
+            else:
+                current.discard(priority)
+            setattr(port, name, frozenset(current))
+        elif name == "dcqcn":
+            knob, number = value
+            port.dcqcn[knob] = number
         else:
-            current.discard(int(rest[1]))
-        setattr(port, attr, frozenset(current))
-    elif role == "np" and rest[0] == "cnp_dscp":
-        port.cnp_dscp = to_int(value)
-    elif role == "np" and rest[0] == "cnp_802p_prio":
-        port.cnp_priority = to_int(value)
-    elif to_int(value) is not None:
-        port.dcqcn[rest[0]] = to_int(value)
+            setattr(port, name, value)
+
+
+@lru_cache(maxsize=256)
+def _dump_effects(generic: str) -> tuple[_Effect, ...] | None:
+    """The effects of a generic sysfs dump's values in order; None when it holds no `path:value` line."""
+    values = many(ttp_parse(PLATFORM, "sysfs_dump", generic).get("values"))
+    if not values:
+        return None
+    return tuple(e for row in values if (e := _value_effect(row["path"], str(row["value"]))) is not None)
 
 
 def _firmware(text: str | None) -> tuple[str | None, str | None]:
@@ -204,15 +246,14 @@ def parse_outputs(outputs: dict[str, str], device: Device) -> DeviceState:
         port = ports[f"@netdev{i}"]
         _read_mlnx_qos(state, port, mlnx_qos_command(nic), outputs)
         dump = outputs.get(sysfs_command(nic).file)
-        generic = generic_text(dump or "", device)
-        values = many(ttp_parse(PLATFORM, "sysfs_dump", generic).get("values"))
-        if not values:
+        effects = _dump_effects(generic_text(dump or "", device))
+        if effects is None:
             state.unparsed[sysfs_command(nic).cli] = (
                 "no path:value lines" if dump is not None else "output missing"
             )
             state.facets -= {"qos"}
-        for row in values:
-            _apply_value(ports, by_rdma, row["path"], str(row["value"]))
+        else:
+            _apply_effects(effects, ports, by_rdma)
         ethtool = outputs.get(ethtool_command(nic).file)
         port.driver, firmware = linux_host.read_driver_info(ethtool or "")
         port.firmware, port.psid = _firmware(firmware)
@@ -235,30 +276,49 @@ def parse_outputs(outputs: dict[str, str], device: Device) -> DeviceState:
 
 def _read_mlnx_qos(state: DeviceState, port: InterfaceState, cmd: Command, outputs: dict) -> None:
     text = outputs.get(cmd.file)
-    data = ttp_parse(PLATFORM, "mlnx_qos", text or "")
-    qos = one(data.get("qos"))
-    if "trust" not in qos or "pfc" not in qos:
-        state.unparsed[cmd.cli] = _refusal(text, qos)
+    fields, why = _qos_fields(text)
+    if fields is None:
+        state.unparsed[cmd.cli] = why
         # One NIC's QoS unknown leaves the host's QoS unproven: reported once, not guessed at.
         state.facets -= {"qos"}
         return
-    port.dcbx_agent = DCBX_AGENTS.get(str(qos.get("dcbx")))
-    port.priority_buffers, port.pg_buffers = _receive_buffers(qos)
-    port.trust = qos["trust"]
-    flags = qos["pfc"].split()
-    port.no_drop_priorities = frozenset(p for p, f in enumerate(flags) if f == "1")
-    port.pfc_enabled = bool(port.no_drop_priorities)
-    port.cable_m = qos.get("cable")
-    port.dscp_map = {
+    for name, value in fields:
+        setattr(port, name, value)
+
+
+@lru_cache(maxsize=256)
+def _qos_fields(text: str | None) -> tuple[tuple[tuple[str, object], ...] | None, str]:
+    """The port fields an `mlnx_qos` output sets, in order, or None and why it is not read. It names
+    no NIC, so thousands of NICs print one text: read once, its tables shared (rules only read them,
+    and `share_equal` would make equal ones one object anyway)."""
+    data = ttp_parse(PLATFORM, "mlnx_qos", text or "")
+    qos = one(data.get("qos"))
+    if "trust" not in qos or "pfc" not in qos:
+        return None, _refusal(text, qos)
+    priority_buffers, pg_buffers = _receive_buffers(qos)
+    no_drop = frozenset(p for p, f in enumerate(qos["pfc"].split()) if f == "1")
+    dscp_map = {
         int(d): row["prio"]
         for row in many(data.get("dscp2prio"))
         if isinstance(row.get("prio"), int)
         for d in str(row.get("dscps", "")).split(",")
         if d.isdigit()
     }
-    port.strict_queues = frozenset(
+    strict = frozenset(
         t["tc"] for t in many(data.get("tcs")) if t.get("tsa") == "strict" and isinstance(t.get("tc"), int)
     )
+    fields = (
+        ("dcbx_agent", DCBX_AGENTS.get(str(qos.get("dcbx")))),
+        ("priority_buffers", priority_buffers),
+        ("pg_buffers", pg_buffers),
+        ("trust", qos["trust"]),
+        ("no_drop_priorities", no_drop),
+        ("pfc_enabled", bool(no_drop)),
+        ("cable_m", qos.get("cable")),
+        ("dscp_map", dscp_map),
+        ("strict_queues", strict),
+    )
+    return fields, ""
 
 
 def _read_firmware_dcbx(

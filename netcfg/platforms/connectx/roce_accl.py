@@ -12,6 +12,7 @@ published NIC setup scripts do. netcfg renders no `--set`: no vendor page shows 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from netcfg.model import InterfaceState, Nic
 from netcfg.platforms.base import Command
@@ -23,6 +24,9 @@ _TABLE = re.compile(r"^Field Name\s*\|\s*Data\s*$", re.M)
 _ROW = re.compile(rf"^\s*{FIELD}\s*\|\s*(0x[0-9a-fA-F]+|\d+)\s*$", re.M)
 
 
+# Commands are cached by NIC: a fabric's servers have the same few NICs, and reading a snapshot
+# asks for each NIC's commands by name for every server.
+@lru_cache(maxsize=256)
 def roce_accl_command(nic: Nic) -> Command:
     return Command(
         f"mlxreg -d {nic.rdma_device} --yes --reg_name ROCE_ACCL --get",
@@ -31,12 +35,14 @@ def roce_accl_command(nic: Nic) -> Command:
     )
 
 
+@lru_cache(maxsize=64)
 def read_reorder_tolerance(text: str | None) -> tuple[bool | None, str | None]:
     """(whether the register shows adaptive routing forced on, why the output is unreadable).
 
     Unknown, and no complaint, where nothing was read or the tool says it cannot: no output, MFT's
     `-E-` error (firmware without the register), the shell's `command not found` (no MFT), or the
-    register's table without this row (older firmware). Any other text is unreadable."""
+    register's table without this row (older firmware). Any other text is unreadable. Cached: the
+    register names no NIC, so a fabric's NICs print a few texts between them."""
     if text is None:
         return None, None
     found = _ROW.search(text)

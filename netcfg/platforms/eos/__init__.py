@@ -56,6 +56,9 @@ class Eos(Platform):
     def parse_outputs(self, outputs: dict[str, str], device: Device) -> DeviceState:
         return parse.parse_outputs(outputs, device)
 
+    def parse_counters(self, outputs: dict[str, str], device: Device) -> DeviceState:
+        return parse.parse_counters(outputs, device)
+
     def mask_secrets(self, text: str) -> str:
         return secrets.mask_secrets(text)
 

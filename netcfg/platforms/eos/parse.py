@@ -181,6 +181,18 @@ def parse_outputs(outputs: dict[str, str], device: Device) -> DeviceState:
     return state
 
 
+def parse_counters(outputs: dict[str, str], device: Device) -> DeviceState:
+    """The counters of `parse_outputs` and their facets, without LLDP or the version: which PFC
+    watchdog queues a port counts storms on is the running config's, so that is parsed too."""
+    running = outputs.get(SHOW_RUNNING.file)
+    state = (
+        parse_config(running, device) if running is not None else DeviceState(name=device.name, platform=NAME)
+    )
+    state.facets = frozenset()
+    read_counters(outputs, state)
+    return state
+
+
 def _read_lldp(state: DeviceState, outputs: dict[str, str]) -> None:
     """The table netcfg collects; where a snapshot holds only `show lldp neighbors detail` (text or
     JSON), that. Whichever is read and cannot be, says nothing about cabling: parse.unknown_output

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from netcfg.model import DeviceState, InterfaceState, Nic, PcieLink, PortCounters
 from netcfg.platforms.base import Command
@@ -42,10 +43,14 @@ HOST_READ_ONLY = (
 )
 
 
+# Commands are cached by NIC: a fabric's servers have the same few NICs, and reading a snapshot
+# asks for each NIC's commands by name for every server.
+@lru_cache(maxsize=256)
 def link_command(nic: Nic) -> Command:
     return Command(f"ethtool {nic.netdev}", f"link_{nic.netdev}", counters=True)
 
 
+@lru_cache(maxsize=256)
 def stats_command(nic: Nic) -> Command:
     return Command(f"ethtool -S {nic.netdev}", f"stats_{nic.netdev}", counters=True)
 
@@ -58,6 +63,7 @@ def pcie_path(nic: Nic, name: str) -> str:
     return f"/sys/class/net/{nic.netdev}/device/{name}"
 
 
+@lru_cache(maxsize=256)
 def sysfs_counters_command(nic: Nic) -> Command:
     paths = [pcie_path(nic, name) for name in PCIE_FILES] + [hw_counters_folder(nic)]
     return Command("grep -rH . " + " ".join(paths), f"hw_counters_{nic.netdev}", counters=True)
@@ -84,12 +90,23 @@ class CounterNames:
     # The `ethtool -S` lines of the names above: a ConnectX with 64 channels prints thousands of
     # lines, of which netcfg reads a few dozen.
     stats_lines: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    # (map field, ((priority, `ethtool -S` name), ...)) of `per_priority`, spelled out once.
+    priority_names: tuple[tuple[str, tuple[tuple[int, str], ...]], ...] = field(
+        init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         names = [re.escape(n) for n in self.stats]
         names += [re.escape(p).replace(re.escape("{p}"), "[0-7]") for p in self.per_priority.values()]
-        pattern = rf"^[ \t]+({'|'.join(names)}): (\d+)[ \t]*$"
-        object.__setattr__(self, "stats_lines", re.compile(pattern, re.M))
+        # Matched from the newline before each line (the text is read with one put in front): a
+        # literal the regex engine searches for, where `^` is tried at every character.
+        pattern = rf"\n[ \t]+({'|'.join(names)}): (\d+)[ \t]*(?=\n|\Z)"
+        object.__setattr__(self, "stats_lines", re.compile(pattern))
+        spelled = tuple(
+            (attribute, tuple((p, pattern.format(p=p)) for p in PRIORITIES))
+            for attribute, pattern in self.per_priority.items()
+        )
+        object.__setattr__(self, "priority_names", spelled)
 
     def render_names(self) -> dict[str, str]:
         """PortCounters field -> the hw_counters file the lab prints it in (the first name listed)."""
@@ -105,7 +122,8 @@ _LINK_DETECTED = re.compile(r"^\s*Link detected:\s*(yes|no)\s*$", re.M)
 _SPEED = re.compile(r"^\s*Speed:\s*(\S+)", re.M)
 _MBPS = re.compile(r"(\d+)Mb/s")
 _STATS_HEADER = "NIC statistics:"
-_VALUE = re.compile(r"^(/sys/[^:\n]*):([^\n]*)$", re.M)
+# From the newline before each line, as `CounterNames.stats_lines`.
+_VALUE = re.compile(r"\n(/sys/[^:\n]*):([^\n]*)")
 _GREP_ERROR = re.compile(r"^grep: ([^\n]*)$", re.M)
 _GT_S = re.compile(r"(\d+(?:\.\d+)?) GT/s")
 
@@ -180,17 +198,17 @@ def _read_stats(
     if not text.lstrip().startswith(_STATS_HEADER):
         state.unparsed[cmd.cli] = f"no `{_STATS_HEADER}` table"
         return False
-    values = dict(names.stats_lines.findall(text))
+    values = dict(names.stats_lines.findall("\n" + text))
     if not values:
         state.unparsed[cmd.cli] = f"none of the counters netcfg reads in the `{_STATS_HEADER}` table"
         return False
     for name, attribute in names.stats.items():
         if name in values:
             setattr(counters, attribute, int(values[name]))
-    for attribute, pattern in names.per_priority.items():
+    for attribute, spelled in names.priority_names:
         by_priority = getattr(counters, attribute)
-        for p in PRIORITIES:
-            value = values.get(pattern.format(p=p))
+        for p, name in spelled:
+            value = values.get(name)
             if value is not None:
                 by_priority[p] = int(value)
     return True
@@ -209,7 +227,7 @@ def _read_sysfs(
     text = outputs.get(cmd.file) or ""
     if not text.strip():
         return []
-    values = dict(_VALUE.findall(text))
+    values = dict(_VALUE.findall("\n" + text))
     errors = _GREP_ERROR.findall(text) if "grep: " in text else []
     pcie = {
         name: values[pcie_path(nic, name)].strip() for name in PCIE_FILES if pcie_path(nic, name) in values

@@ -11,7 +11,6 @@ import re
 import shlex
 import zlib
 from collections.abc import Callable
-from dataclasses import replace
 from functools import lru_cache
 
 from netcfg.model import Device, DeviceState, Gid, InterfaceState, LldpNeighbor, Nic
@@ -39,10 +38,14 @@ GID_READ_ONLY = (
 )
 
 
+# Commands are cached by NIC: a fabric's servers have the same few NICs, and reading a snapshot
+# asks for each NIC's commands by name for every server.
+@lru_cache(maxsize=256)
 def ethtool_command(nic: Nic) -> Command:
     return Command(f"ethtool -i {nic.netdev}", f"ethtool_{nic.netdev}")
 
 
+@lru_cache(maxsize=256)
 def gid_command(nic: Nic) -> Command:
     port = f"/sys/class/infiniband/{nic.rdma_device}/ports/1"
     return Command(
@@ -74,8 +77,10 @@ def read_nic_gids(
     }
 
 
-# A GID as sysfs prints it at the end of its `path:value` line: eight groups of four hex digits.
-_GID_ADDRESS = re.compile(r"(?<=:)[0-9a-f]{4}(?::[0-9a-f]{4}){7}$", re.M)
+# A GID as sysfs prints it at the end of its `path:value` line: eight groups of four hex digits,
+# matched with the colon before them (a literal the regex engine searches for; a look-behind is
+# tried at every character).
+_GID_ADDRESS = re.compile(r":([0-9a-f]{4}(?::[0-9a-f]{4}){7})$", re.M)
 _ADDRESS_HOLE = "@gid"
 
 
@@ -92,13 +97,14 @@ def read_gids(text: str) -> dict[int, Gid] | None:
     addresses: list[str] = []
 
     def hole(found: re.Match[str]) -> str:
-        addresses.append(found.group())
-        return f"{_ADDRESS_HOLE}{len(addresses) - 1}"
+        addresses.append(found.group(1))
+        return f":{_ADDRESS_HOLE}{len(addresses) - 1}"
 
     table = _gid_table(_GID_ADDRESS.sub(hole, text))
     if table is None or not addresses:
         return table
-    return {n: replace(gid, address=_filled(gid.address, addresses)) for n, gid in table.items()}
+    # Built directly: `dataclasses.replace` looks the fields up again for every GID of every server.
+    return {n: Gid(_filled(gid.address, addresses), gid.type, gid.netdev) for n, gid in table.items()}
 
 
 def _filled(address: str, addresses: list[str]) -> str:
@@ -217,8 +223,16 @@ def generic_text(text: str, device: Device) -> str:
     Every server of a fabric runs the same script and prints the same values but for its NIC
     names, so the generic text repeats across thousands of hosts and parses once.
     """
-    names = {nic.netdev: f"@netdev{i}" for i, nic in enumerate(device.nics)}
-    names |= {nic.rdma_device: f"@rdma{i}" for i, nic in enumerate(device.nics)}
+    return _generic_text(text, tuple((nic.netdev, nic.rdma_device) for nic in device.nics))
+
+
+@lru_cache(maxsize=1024)
+def _generic_text(text: str, nics: tuple[tuple[str, str], ...]) -> str:
+    # Cached by the text and the NIC names: servers of one shape print the same dumps under the same
+    # names, so the substitution runs once for all of them (a GID table, its own on each server,
+    # passes through).
+    names = {netdev: f"@netdev{i}" for i, (netdev, _) in enumerate(nics)}
+    names |= {rdma: f"@rdma{i}" for i, (_, rdma) in enumerate(nics)}
     # Outputs seldom hold a `#`; the blanking pass over each text was a sixth of this function.
     if "#" in text:
         text = _COMMENT.sub("", text)

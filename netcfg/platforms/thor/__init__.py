@@ -19,6 +19,7 @@ from netcfg.platforms.linux.host import LLDP
 from netcfg.platforms.linux.platform import LinuxHost
 from netcfg.platforms.thor import commands, parse, render, secrets
 from netcfg.platforms.thor.bnxt import CNP_GAP
+from netcfg.platforms.thor.counters import BNXT_COUNTERS
 
 if TYPE_CHECKING:
     from netcfg.policy import Policy
@@ -35,6 +36,7 @@ class Thor(LinuxHost):
         *linux_counters.HOST_READ_ONLY,
     )
     nic_drivers: ClassVar[frozenset[str]] = frozenset({commands.BNXT_EN})
+    counter_names: ClassVar[linux_counters.CounterNames] = BNXT_COUNTERS
     # bnxt_re's counterpart of the policy's CNP gap is `cc/min_time_bet_cnp` (µs); ConnectX's
     # reaction-point knobs (rpg_*, dce_tcp_g, initial_alpha_value) have none.
     dcqcn_knobs: ClassVar[frozenset[str] | None] = frozenset({CNP_GAP})
