@@ -80,12 +80,7 @@ def render_outputs(state: DeviceState, device: Device) -> dict[str, str]:
 
 
 def render_readings(state: DeviceState, device: Device) -> dict[str, str]:
-    """What the host's NICs print that changes from one reading to the next: GIDs, link, counters."""
-    out: dict[str, str] = {}
-    for nic in device.nics:
-        port = state.interfaces.get(nic.netdev, InterfaceState(name=nic.netdev))
-        out |= linux_counters.render_nic_readings(state, port, nic, MLX5_COUNTERS, LINK_MODES, stats_lines)
-    return out
+    return linux_counters.render_readings(state, device, MLX5_COUNTERS, LINK_MODES, stats_lines)
 
 
 def _flag(value: bool) -> str:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from netcfg.model import DeviceState, InterfaceState, Nic, PcieLink, PortCounters
+from netcfg.model import Device, DeviceState, InterfaceState, Nic, PcieLink, PortCounters
 from netcfg.platforms.base import Command
 from netcfg.platforms.linux import host
 from netcfg.templating import template
@@ -271,24 +271,25 @@ def _gts(text: str | None) -> float | None:
 # --- render (the lab's replies) -------------------------------------------------------------------
 
 
-def render_nic_readings(
+def render_readings(
     state: DeviceState,
-    port: InterfaceState,
-    nic: Nic,
+    device: Device,
     names: CounterNames,
     link_modes: tuple[str, ...],
     stats_lines: Callable[[PortCounters | None], list[tuple[str, int]]],
 ) -> dict[str, str]:
-    """What one NIC of a family prints for the commands every Linux host answers beyond its QoS
-    read-back (its GID table, link state, `ethtool -S` in the family's names, sysfs counters), keyed
-    by command line."""
-    counters = state.counters.get(nic.netdev)
-    return {
-        host.gid_command(nic).cli: host.render_gids(port, nic),
-        link_command(nic).cli: render_link(port, link_modes),
-        stats_command(nic).cli: render_stats(stats_lines(counters)),
-        sysfs_counters_command(nic).cli: render_sysfs_counters(port, counters, nic, names),
-    }
+    """What the NICs of a family print for the commands every Linux host answers beyond its QoS
+    read-back (GID tables, link state, `ethtool -S` in the family's names, sysfs counters), keyed by
+    command line: what changes from one reading to the next."""
+    out: dict[str, str] = {}
+    for nic in device.nics:
+        port = state.interfaces.get(nic.netdev, InterfaceState(name=nic.netdev))
+        counters = state.counters.get(nic.netdev)
+        out[host.gid_command(nic).cli] = host.render_gids(port, nic)
+        out[link_command(nic).cli] = render_link(port, link_modes)
+        out[stats_command(nic).cli] = render_stats(stats_lines(counters))
+        out[sysfs_counters_command(nic).cli] = render_sysfs_counters(port, counters, nic, names)
+    return out
 
 
 def render_link(port: InterfaceState, link_modes: tuple[str, ...]) -> str:

@@ -50,12 +50,7 @@ def render_outputs(state: DeviceState, device: Device) -> dict[str, str]:
 
 
 def render_readings(state: DeviceState, device: Device) -> dict[str, str]:
-    """What the host's NICs print that changes from one reading to the next: GIDs, link, counters."""
-    out: dict[str, str] = {}
-    for nic in device.nics:
-        port = state.interfaces.get(nic.netdev, InterfaceState(name=nic.netdev))
-        out |= linux_counters.render_nic_readings(state, port, nic, BNXT_COUNTERS, LINK_MODES, stats_lines)
-    return out
+    return linux_counters.render_readings(state, device, BNXT_COUNTERS, LINK_MODES, stats_lines)
 
 
 _FIRMWARE_VERSION = re.compile(r"\d+\.\d+(\.\d+)*")
