@@ -370,15 +370,27 @@ def _static_route(text: str) -> StaticRoute:
     return StaticRoute(prefix, None, via) if via[:1].isalpha() else StaticRoute(prefix, via)
 
 
+# Faults only a switch can have: a switched segment, a port toward a device outside the plan, DSCP
+# rewrite.
+_SWITCH_ONLY = ("switched", "outside", "dscp_rewrite")
+
+
 def apply_faults(state: DeviceState, faults: DeviceFaults, device: Device) -> DeviceState:
     """A copy of the state with the fault's setting changes applied."""
     _check_load_balancing(faults, device)
-    if faults.switched and not device.is_switch:
-        raise InputError(f"faults: devices.{device.name}.switched", "only a switch's ports switch")
+    for key in _SWITCH_ONLY:
+        if getattr(faults, key) and not device.is_switch:
+            raise InputError(
+                f"faults: devices.{device.name}.{key}", f"expected a switch; {device.name} is a host"
+            )
     if faults.dscp_rewrite and not simulator(device.platform).platform.reads_dscp_rewrite:
         raise InputError(
             f"faults: devices.{device.name}.dscp_rewrite",
-            f"platform {device.platform} shows no DSCP rewrite netcfg reads",
+            f"expected a platform whose DSCP rewrite netcfg reads, not {device.platform}",
+        )
+    if faults.outside and not state.interfaces:
+        raise InputError(
+            f"faults: devices.{device.name}.outside", "expected a switch with fabric ports to copy"
         )
     if faults.factory_qos:
         stock = simulator(device.platform).factory_qos(state, device)
