@@ -71,6 +71,8 @@ def test_azure_local_tor_classifies_on_cos():
         ("pfc.watchdog", "Ethernet1/17", "off"),
         ("pfc.watchdog", None, "not configured"),
         ("mtu.switch", "Ethernet1/17", "9216"),  # the policy asks EOS's 9214
+        # Its RDMA storage ports pause CoS 3 on a switched trunk: lossless traffic in a VLAN.
+        ("lossless.flooding", "Ethernet1/17", "switched, pauses {3}"),
     }
 
 
@@ -95,6 +97,9 @@ def test_batfish_grammar_sample_pauses_nothing():
         ("qos.dscp_map", None, "unknown"),
         ("pfc.watchdog", None, "not configured"),
     }
+
+
+SWITCHED_HOST_PORTS = ", ".join(f"Ethernet1/{m}/1-4" for m in range(3, 11))
 
 
 def test_microsoft_sdn_nexus3132_tor():
@@ -144,6 +149,8 @@ def test_microsoft_sdn_nexus3132_tor():
         ("mtu.switch", "Ethernet1/3/1", "9216"),  # class-default's
         ("mtu.switch", "Ethernet1/27", "9100"),
         ("nxos.class_mtu", "Ethernet1/3/1", "2240"),  # RDMA frames above 2240 are dropped
+        # Its host ports pause CoS 3 in VLANs (`switchport mode trunk`): lossless traffic flooded.
+        ("lossless.flooding", SWITCHED_HOST_PORTS, "switched, pauses {3}"),
     }
 
 
