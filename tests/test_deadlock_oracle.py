@@ -1,6 +1,7 @@
 """The deadlock analysis against an oracle written from its definition: on small generated Clos fabrics
-(two or three tiers, irregular cabling, parallel links, shared or unique ASNs, links seen down), every
-scenario's verdict equals that of the whole channel dependency graph built afresh with networkx."""
+(two or three tiers, irregular cabling, parallel links, shared or unique ASNs, links seen down), the
+verdict of a scenario (every one of a small fabric, a hundred spread over a larger one's) equals that
+of the whole channel dependency graph built afresh with networkx."""
 
 from __future__ import annotations
 
@@ -84,21 +85,28 @@ def oracle_has_cycle(fabric: Fabric, plan: BgpPlan, failed: tuple[Link, ...]) ->
 
 @settings(max_examples=40, deadline=None)
 @given(fabrics(), st.sampled_from(["shared", "unique"]), st.sampled_from(["shared", "unique"]), st.data())
-def test_every_scenario_has_the_verdict_of_the_whole_graph_built_afresh(fabric, spine, superspine, data):
+def test_scenarios_have_the_verdict_of_the_whole_graph_built_afresh(fabric, spine, superspine, data):
     plan = BgpPlan(spine, superspine)
     switch = [link for link in fabric.links if link.a.device in fabric.devices]
     down = tuple(data.draw(st.lists(st.sampled_from(switch), max_size=3, unique=True))) if switch else ()
     model = DeadlockModel(fabric, plan)
-    expected = []
-    for scenario in scenarios(fabric, down):
-        cyclic, _ = oracle_has_cycle(fabric, plan, scenario.links)
+    every = list(scenarios(fabric, down))
+    verdicts = []
+    for scenario in every:
+        cyclic = model.verdict(scenario)[0]
         assert (model.cycle(scenario)[0] is not None) == cyclic, scenario.describe()
-        assert model.verdict(scenario)[0] == cyclic, scenario.describe()
-        expected.append((scenario, cyclic))
+        verdicts.append(cyclic)
+    # The oracle builds everything again for each scenario: it judges a hundred of them at most,
+    # spread over all (a small fabric's every one), and the first one with a cycle.
+    step = max(1, len(every) // 100)
+    first = next((scenario for scenario, cyclic in zip(every, verdicts, strict=True) if cyclic), None)
+    judged = {*every[::step], *([first] if first is not None else [])}
+    for scenario, cyclic in zip(every, verdicts, strict=True):
+        if scenario in judged:
+            assert oracle_has_cycle(fabric, plan, scenario.links)[0] == cyclic, scenario.describe()
     found = analyse(fabric, plan, down)
-    assert found.scenarios == len(expected)
-    assert found.with_cycle == sum(cyclic for _, cyclic in expected)
-    first = next((scenario for scenario, cyclic in expected if cyclic), None)
+    assert found.scenarios == len(every)
+    assert found.with_cycle == sum(verdicts)
     assert (found.cycles[0].scenario if found.cycles else None) == first
     if first is not None:
         # The witness is a cycle of the oracle's graph: each channel waits on the next.
