@@ -178,6 +178,12 @@ def test_eos_rewrites_only_where_qos_rewrite_dscp_is_on_and_an_unmapped_class_is
     assert rewrite is not None and rewrite[3] == 24
     # Classes without a line take EOS's default rewrite map, which the config does not show.
     assert rewrite[1] is None
+    # A DSCP EOS would refuse is an unreadable config, named at its line.
+    bad = on.replace("to dscp 24", "to dscp 99")
+    state = get_platform("eos").parse_config(bad, Device("leaf1", Role.LEAF, "eos"))
+    (why,) = state.unparsed.values()
+    assert "'qos map traffic-class 3 to dscp 99'" in why
+    assert bad.splitlines()[state.locations["running-config"] - 1] == "qos map traffic-class 3 to dscp 99"
 
 
 def test_sonic_rewrites_by_the_tc_to_dscp_map_a_port_binds():

@@ -95,10 +95,9 @@ def parse_config(text: str, device: Device) -> DeviceState:
                 state.tc_queue[tc] = entry["queue"]
     state.watchdog = _watchdog(data)
     rewrite = _rewrite(data)
-    if rewrite is None:
-        return _unreadable(
-            state, where.get("dscp_rewrite"), "qos map traffic-class ... to dscp", "traffic classes are 0-7"
-        )
+    if isinstance(rewrite, str):
+        line = next((n for n, text in config.globals if text == rewrite), where.get("dscp_rewrite"))
+        return _unreadable(state, line, rewrite, "traffic classes are 0-7, DSCPs 0-63")
     for name, port in state.interfaces.items():
         if name.startswith(("Ethernet", "Port-Channel")):
             port.dscp_rewrite = rewrite
@@ -324,18 +323,18 @@ def _bytes(value: str, unit: str) -> int:
         return -1
 
 
-def _rewrite(data: dict) -> dict[int, int | None] | None:
+def _rewrite(data: dict) -> dict[int, int | None] | str:
     """The DSCP each traffic class is re-marked to on egress: EOS rewrites DSCP only where `qos rewrite
     dscp` turns it on (a running config without it rewrites nothing), by the `qos map traffic-class N
     to dscp M` lines. A class the lines leave out takes EOS's default rewrite map, which the config
-    does not show (None). None for the whole: a class list that cannot be read."""
+    does not show (None). A line EOS would refuse: its text."""
     if not one(data.get("rewrite_on")):
         return {}
     rewrite: dict[int, int | None] = dict.fromkeys(range(8))
     for entry in many(data.get("tc_dscps")):
         tcs = _numbers(entry.get("tcs"), 7)
         if tcs is None or not 0 <= entry["dscp"] <= 63:
-            return None
+            return f"qos map traffic-class {entry.get('tcs')} to dscp {entry['dscp']}"
         for tc in tcs:
             rewrite[tc] = entry["dscp"]
     return rewrite
