@@ -13,7 +13,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
 
     from netcfg.access import Connection, Credentials
     from netcfg.waivers import Waivers
@@ -406,6 +406,19 @@ class InterfaceState:
     # and a class re-marked to a DSCP the source does not show maps to None. None: the source does
     # not say (a platform netcfg does not read rewrites of).
     dscp_rewrite: dict[int, int | None] | None = None
+
+    @property
+    def pauses(self) -> bool:
+        """Whether the port pauses a priority: PFC not off, and a no-drop priority."""
+        return self.pfc_enabled is not False and bool(self.no_drop_priorities)
+
+
+def switch_rewrite(ports: Iterable[InterfaceState]) -> dict[int, int] | None:
+    """The DSCP rewrite of the first port that re-marks anything, as a platform that re-marks for the
+    whole switch writes it: class -> DSCP for the classes it names a DSCP for (None: no port
+    re-marks)."""
+    found = next((p.dscp_rewrite for p in ports if p.dscp_rewrite), None)
+    return None if found is None else {tc: d for tc, d in sorted(found.items()) if d is not None}
 
 
 def _slot_copier(cls: type) -> Callable[[Any], Any]:

@@ -210,10 +210,7 @@ def check_watchdog(state: DeviceState, device: Device, ctx: CheckContext) -> Ite
     pausing = [
         port
         for name, port in state.interfaces.items()
-        if name not in planned
-        and port.no_drop_priorities
-        and port.pfc_enabled is not False
-        and (port.oper_up or name in heard)
+        if name not in planned and port.pauses and (port.oper_up or name in heard)
     ]
     yield from compare_ports(state.name, [*ports, *pausing], "PFC watchdog", True, attrgetter("watchdog"))
     g = state.watchdog

@@ -140,7 +140,7 @@ def check_flooding(state: DeviceState, device: Device, ctx: CheckContext) -> Ite
     unit without `ethernet-switching`) carry the lossless class hop by hop. A port whose mode the
     source does not show is not judged."""
     for port in state.interfaces.values():
-        if port.switched and port.pfc_enabled is not False and port.no_drop_priorities:
+        if port.switched and port.pauses:
             yield Issue(
                 state.name,
                 port.name,
@@ -172,7 +172,7 @@ def check_boundary(state: DeviceState, device: Device, ctx: CheckContext) -> Ite
         if local in planned or neighbour.system_name in ctx.fabric.devices:
             continue
         port = state.interfaces.get(local)
-        if port is None or port.pfc_enabled is False or not port.no_drop_priorities:
+        if port is None or not port.pauses:
             continue
         yield Issue(
             state.name,

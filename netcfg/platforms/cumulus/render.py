@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Hashable, Iterable
 from typing import TypeVar
 
-from netcfg.model import DeviceState, EcnSetting, InterfaceState
+from netcfg.model import DeviceState, EcnSetting, InterfaceState, switch_rewrite
 from netcfg.platforms.cumulus import balancing
 from netcfg.platforms.cumulus.defaults import (
     DEFAULT_GLOBAL,
@@ -119,13 +119,11 @@ def render_lines(state: DeviceState) -> list[str]:
 
 def _remark_lines(state: DeviceState) -> list[str]:
     """The lab's one DSCP rewrite, for the whole switch: `default-global` remarks at layer 3."""
-    rewrite = next((p.dscp_rewrite for p in state.interfaces.values() if p.dscp_rewrite), None)
+    rewrite = switch_rewrite(state.interfaces.values())
     if rewrite is None:
         return []
     return [f"nv set qos remark {DEFAULT_GLOBAL} rewrite l3"] + [
-        f"nv set qos remark {DEFAULT_GLOBAL} switch-priority {sp} dscp {dscp}"
-        for sp, dscp in sorted(rewrite.items())
-        if dscp is not None
+        f"nv set qos remark {DEFAULT_GLOBAL} switch-priority {sp} dscp {dscp}" for sp, dscp in rewrite.items()
     ]
 
 

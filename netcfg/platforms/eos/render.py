@@ -6,7 +6,7 @@ from collections import Counter
 from functools import lru_cache
 from types import SimpleNamespace
 
-from netcfg.model import DeviceState, EcnSetting, InterfaceState
+from netcfg.model import DeviceState, EcnSetting, InterfaceState, switch_rewrite
 from netcfg.templating import template
 
 PROFILE = "ROCE_LOSSLESS"
@@ -71,15 +71,6 @@ def _by_value(mapping: dict[int, int]) -> dict[int, list[int]]:
     return out
 
 
-def _rewrite(state: DeviceState) -> list[tuple[int, int]] | None:
-    """EOS rewrites DSCP for the whole switch: the first port's rewrite that re-marks anything, as
-    `qos map traffic-class N to dscp M` lines (None: nothing is re-marked)."""
-    found = next((p.dscp_rewrite for p in state.interfaces.values() if p.dscp_rewrite), None)
-    if found is None:
-        return None
-    return [(tc, dscp) for tc, dscp in sorted(found.items()) if dscp is not None]
-
-
 def render_config(state: DeviceState) -> str:
     """The EOS config of a switch in this state: one shared `qos profile`, per-port overrides inline."""
     qos = {name: _qos_lines(port) for name, port in state.interfaces.items()}
@@ -117,7 +108,8 @@ def render_config(state: DeviceState) -> str:
         interfaces=interfaces,
         dscp_maps=[(tc, " ".join(map(str, ds))) for tc, ds in sorted(by_tc.items())],
         tc_queues=[(q, " ".join(map(str, tcs))) for q, tcs in sorted(_by_value(state.tc_queue).items())],
-        rewrite=_rewrite(state),
+        # EOS rewrites DSCP for the whole switch (`qos rewrite dscp`).
+        rewrite=switch_rewrite(state.interfaces.values()),
         watchdog=watchdog,
         routes=[
             " ".join(filter(None, (r.prefix, r.interface, r.next_hop))) for r in state.static_routes or ()

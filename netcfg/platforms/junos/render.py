@@ -13,7 +13,7 @@ import dataclasses
 from collections import Counter
 from types import SimpleNamespace
 
-from netcfg.model import DeviceState, EcnSetting, InterfaceState, Watchdog
+from netcfg.model import DeviceState, EcnSetting, InterfaceState, Watchdog, switch_rewrite
 from netcfg.platforms.junos import balancing, facts
 from netcfg.templating import template
 
@@ -235,12 +235,8 @@ REWRITE_RULE = "REMARK"
 def _rewrite_points(ports: dict[str, InterfaceState], class_names: dict[int, str]) -> list[tuple[str, str]]:
     """The lab's one DSCP rewrite rule: (forwarding class, code point) of the first port that
     re-marks, for the classes the config has."""
-    rewrite = next((p.dscp_rewrite for p in ports.values() if p.dscp_rewrite), {})
-    return [
-        (class_names[tc], facts.dscp_bits(d))
-        for tc, d in sorted(rewrite.items())
-        if d is not None and tc in class_names
-    ]
+    rewrite = switch_rewrite(ports.values()) or {}
+    return [(class_names[tc], facts.dscp_bits(d)) for tc, d in rewrite.items() if tc in class_names]
 
 
 def _word(text: str) -> str:

@@ -26,7 +26,7 @@ from collections import Counter
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-from netcfg.model import DeviceState, EcnSetting, InterfaceState
+from netcfg.model import DeviceState, EcnSetting, InterfaceState, switch_rewrite
 from netcfg.platforms.nxos import balancing
 from netcfg.templating import template
 
@@ -108,8 +108,7 @@ class _Classification:
         self._own: dict[tuple, str] = {}
         # NX-OS re-marks in the classification policy (`set dscp`): the lab's one rewrite, as every
         # port of the switch runs it.
-        rewrite = next((p.dscp_rewrite for p in state.interfaces.values() if p.dscp_rewrite), {})
-        self._remark = {group: dscp for group, dscp in rewrite.items() if dscp is not None}
+        self._remark = switch_rewrite(state.interfaces.values()) or {}
         self._add(CLASSIFY, "dscp", state.dscp_map)
 
     def binding(self, port: InterfaceState) -> str | None:

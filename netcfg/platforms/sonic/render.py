@@ -12,7 +12,7 @@ import json
 from collections import Counter
 from json.encoder import encode_basestring_ascii as _quote
 
-from netcfg.model import DeviceState, EcnSetting, InterfaceState, PgBuffer, port_sort_key
+from netcfg.model import DeviceState, EcnSetting, InterfaceState, PgBuffer, port_sort_key, switch_rewrite
 from netcfg.platforms.sonic import balancing
 from netcfg.platforms.sonic.names import (
     CABLE_LENGTH_KEY,
@@ -94,13 +94,13 @@ def config_db(state: DeviceState) -> dict:
 
 def _rewrites(doc: dict, ports: list[InterfaceState]) -> None:
     """One TC_TO_DSCP_MAP for the ports that re-mark (the lab's only rewrite), bound on each."""
-    marking = [p for p in ports if p.dscp_rewrite and all(d is not None for d in p.dscp_rewrite.values())]
-    if not marking:
+    rewrite = switch_rewrite(ports)
+    if rewrite is None:
         return
-    rewrite = marking[0].dscp_rewrite or {}
-    doc["TC_TO_DSCP_MAP"] = {REWRITE_MAP: {str(tc): str(d) for tc, d in sorted(rewrite.items())}}
-    for port in marking:
-        doc["PORT_QOS_MAP"][port.name]["tc_to_dscp_map"] = REWRITE_MAP
+    doc["TC_TO_DSCP_MAP"] = {REWRITE_MAP: {str(tc): str(d) for tc, d in rewrite.items()}}
+    for port in ports:
+        if port.dscp_rewrite:
+            doc["PORT_QOS_MAP"][port.name]["tc_to_dscp_map"] = REWRITE_MAP
 
 
 def _port(port: InterfaceState) -> dict[str, str]:
