@@ -17,7 +17,8 @@ demo: $(STAMP)
 
 # Two test processes a core: many tests wait on SSH sessions, daemons, deadlines and a browser, and
 # one a core left a third of the CPU idle (make test went from about 4 to 3 minutes on 2 cores).
-TEST_WORKERS ?= $(shell echo $$(( $$(nproc) * 2 )))
+# At most 16: each holds a Chromium, an SSH lab or a Slurm, and memory, not cores, runs out first.
+TEST_WORKERS ?= $(shell n=$$(( $$(nproc) * 2 )); echo $$(( n > 16 ? 16 : n )))
 
 test: $(STAMP)
 	$(BIN)/ruff check netcfg tests bench
