@@ -74,7 +74,9 @@ def main() -> None:
     channels = 2 * len(model.sw.switch_links)
     with_valleys = sum(valleys for _, valleys in model.verdicts.values())
     rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"fabric ({args.fabric}): {len(fabric.devices)} devices, {switches} switches, {channels} switch channels")
+    print(
+        f"fabric ({args.fabric}): {len(fabric.devices)} devices, {switches} switches, {channels} switch channels"
+    )
     print(f"plan routes toward {len(model.plan)} leaves: {built - started:.1f} s")
     print(
         f"scenarios: {judged} (plan, single and sampled double failures) in {done - built:.1f} s; "
