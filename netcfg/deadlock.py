@@ -24,6 +24,7 @@ onto each other share one verdict, and plan facts are read off one leaf per clas
 
 from __future__ import annotations
 
+import collections
 import itertools
 import random
 from collections.abc import Iterable, Iterator
@@ -214,6 +215,10 @@ class _PlanTurns:
 
     def __init__(self, sw: _Switches, plan: dict[int, _Routes]) -> None:
         self.bit = [{m: 1 << i for i, m in enumerate(sw.neighbours[b])} for b in range(len(sw.names))]
+        self.leaves = [
+            sum(1 << i for i, m in enumerate(sw.neighbours[b]) if sw.tier[m] == 1)
+            for b in range(len(sw.names))
+        ]
         grouped: list[dict[tuple[int, tuple[int, ...]], list[int]]] = [{} for _ in sw.names]
         tier, n = sw.tier, len(sw.names)
         for dest, routes in plan.items():
@@ -258,6 +263,7 @@ class _ScenarioGraph:
         self.sw, self.plan, self.turns, self.changed, self.lost = sw, plan, turns, changed, lost
         self.n = len(sw.names)
         self._carriers: dict[int, _Carriers] = {}
+        self._into: dict[tuple[int, int], int] = {}
 
     def carries(self, dest: int, node: int) -> bool:
         found = self._carriers.get(dest)
@@ -287,29 +293,63 @@ class _ScenarioGraph:
                 return True
         return False
 
+    def entering(self, b: int, c: int, among: int) -> int:
+        """Of the channels into `b` (a mask of `b`'s neighbours, `among`), those whose traffic waits
+        for the channel from `b` to `c`."""
+        found = 0
+        neighbours, changed = self.sw.neighbours[b], self.changed
+        for mask, dests in self.turns.turns[b].get(c, ()):
+            some = mask & among & ~found
+            if not some or all(d in changed for d in dests):
+                continue
+            # A leaf sends toward every other: it carries whatever lost next hops are dropped.
+            found |= some & self.turns.leaves[b]
+            some &= ~self.turns.leaves[b]
+            while some:
+                low = some & -some
+                a = neighbours[low.bit_length() - 1]
+                if any(d not in changed and self.carries(d, a) for d in dests):
+                    found |= low
+                some ^= low
+        for d, routes in changed.items():
+            if d == b or c not in routes.hops[b]:
+                continue
+            key = (d, b)
+            into = self._into.get(key)
+            if into is None:
+                into = 0
+                for i, a in enumerate(neighbours):
+                    if b in routes.hops[a] and self.carries(d, a):
+                        into |= 1 << i
+                self._into[key] = into
+            found |= into & among
+        return found
+
     def reaching(self, targets: Iterable[int]) -> set[int]:
         """The channels from which some target channel can be reached (the targets among them).
-        Backwards from the targets; a switch's incoming channels not yet found are kept as its
-        candidates, so a switch whose turns are nearly all there is not asked every pair again."""
+        Backwards from the targets; each switch keeps the mask of its incoming channels not yet
+        found, so a channel is asked for only those."""
         n, neighbours = self.n, self.sw.neighbours
         seen = set(targets)
         stack = list(seen)
-        pending: dict[int, list[int]] = {}
+        pending: dict[int, int] = {}
         while stack:
             b, c = divmod(stack.pop(), n)
-            candidates = pending.get(b)
-            if candidates is None:
-                candidates = [a for a in neighbours[b] if a * n + b not in seen]
-            left = []
-            for a in candidates:
-                channel = a * n + b
-                if channel in seen:
-                    continue
-                if self.turn(a, b, c):
+            left = pending.get(b)
+            if left is None:
+                left = 0
+                for i, a in enumerate(neighbours[b]):
+                    if a * n + b not in seen and self.alive(a, b):
+                        left |= 1 << i
+            if left and self.alive(b, c):
+                found = self.entering(b, c, left)
+                left &= ~found
+                while found:
+                    low = found & -found
+                    channel = neighbours[b][low.bit_length() - 1] * n + b
                     seen.add(channel)
                     stack.append(channel)
-                else:
-                    left.append(a)
+                    found ^= low
             pending[b] = left
         return seen
 
@@ -404,32 +444,46 @@ def _repaired(sw: _Switches, base: _Routes, dest: int, lost: frozenset[tuple[int
     tier, neighbours, valley_ok = sw.tier, sw.neighbours, sw.valley_ok
     dist, hops = bytearray(base.dist), list(base.hops)
 
+    # Each switch's next hops dropped so far (its lost peers first); a switch is looked at again
+    # once every drop queued before it is in, first in first out.
+    gone: dict[int, set[int]] = {}
+    for x, y in lost:
+        gone.setdefault(x, set()).add(y)
+        gone.setdefault(y, set()).add(x)
+    cut = {x: frozenset(peers) for x, peers in gone.items()}
+    nothing: frozenset[int] = frozenset()
+
     def alive(x: int, y: int) -> bool:
-        return (min(x, y), max(x, y)) not in lost
+        return y not in cut.get(x, nothing)
 
     def up_only(node: int, via: tuple[int, ...]) -> bool:
         return node != dest and bool(via) and all(tier[h] > tier[node] for h in via)
 
-    def drop(node: int, gone: int) -> None:
-        hops[node] = tuple(h for h in hops[node] if h != gone)
-        queue.append(node)
+    queue = collections.deque(gone)
+    queued = set(gone)
 
-    queue = [x for pair in lost for x in pair]
-    for node in queue:
-        hops[node] = tuple(h for h in hops[node] if alive(node, h))
+    def drop(node: int, hop: int) -> None:
+        if hop in base.hops[node] and hop not in gone.setdefault(node, set()):
+            gone[node].add(hop)
+            if node not in queued:
+                queued.add(node)
+                queue.append(node)
+
     dirty: set[int] = set()
     while queue:
-        node = queue.pop()
+        node = queue.popleft()
+        queued.discard(node)
         if node == dest or node in dirty or base.dist[node] == _FAR:
             continue
-        if not hops[node]:
+        out = gone[node]
+        via = hops[node] = tuple(h for h in base.hops[node] if h not in out)
+        if not via:
             dirty.add(node)
             for m in neighbours[node]:
-                if node in hops[m]:
-                    drop(m, node)
-        elif not valley_ok[node] and up_only(node, hops[node]) and not up_only(node, base.hops[node]):
+                drop(m, node)
+        elif not valley_ok[node] and up_only(node, via) and not up_only(node, base.hops[node]):
             for m in neighbours[node]:
-                if tier[m] > tier[node] and node in hops[m]:
+                if tier[m] > tier[node]:
                     drop(m, node)
     if not dirty:
         return _Routes(dist, hops, frozenset())
