@@ -75,7 +75,8 @@ def main() -> None:
     with_valleys = sum(valleys for _, valleys in model.verdicts.values())
     rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
-        f"fabric ({args.fabric}): {len(fabric.devices)} devices, {switches} switches, {channels} switch channels"
+        f"fabric ({args.fabric}): {len(fabric.devices)} devices, {switches} switches, "
+        f"{channels} switch channels"
     )
     print(f"plan routes toward {len(model.plan)} leaves: {built - started:.1f} s")
     print(
