@@ -452,9 +452,9 @@ def _repaired(sw: _Switches, base: _Routes, dest: int, lost: frozenset[tuple[int
         gone.setdefault(y, set()).add(x)
     cut = {x: frozenset(peers) for x, peers in gone.items()}
     nothing: frozenset[int] = frozenset()
-
-    def alive(x: int, y: int) -> bool:
-        return y not in cut.get(x, nothing)
+    # Where no tier refuses to bounce, every route is accepted: the test is skipped.
+    strict = not all(valley_ok)
+    base_hops = base.hops
 
     def up_only(node: int, via: tuple[int, ...]) -> bool:
         return node != dest and bool(via) and all(tier[h] > tier[node] for h in via)
@@ -462,12 +462,16 @@ def _repaired(sw: _Switches, base: _Routes, dest: int, lost: frozenset[tuple[int
     queue = collections.deque(gone)
     queued = set(gone)
 
-    def drop(node: int, hop: int) -> None:
-        if hop in base.hops[node] and hop not in gone.setdefault(node, set()):
-            gone[node].add(hop)
-            if node not in queued:
-                queued.add(node)
-                queue.append(node)
+    def drop(node: int, upper_only: bool) -> None:
+        """`node` is gone as a next hop of its neighbours (of those above it only)."""
+        for m in neighbours[node]:
+            if node in base_hops[m] and not (upper_only and tier[m] <= tier[node]):
+                dropped = gone.setdefault(m, set())
+                if node not in dropped:
+                    dropped.add(node)
+                    if m not in queued:
+                        queued.add(m)
+                        queue.append(m)
 
     dirty: set[int] = set()
     while queue:
@@ -476,15 +480,12 @@ def _repaired(sw: _Switches, base: _Routes, dest: int, lost: frozenset[tuple[int
         if node == dest or node in dirty or base.dist[node] == _FAR:
             continue
         out = gone[node]
-        via = hops[node] = tuple(h for h in base.hops[node] if h not in out)
+        via = hops[node] = tuple(h for h in base_hops[node] if h not in out)
         if not via:
             dirty.add(node)
-            for m in neighbours[node]:
-                drop(m, node)
-        elif not valley_ok[node] and up_only(node, via) and not up_only(node, base.hops[node]):
-            for m in neighbours[node]:
-                if tier[m] > tier[node]:
-                    drop(m, node)
+            drop(node, False)
+        elif not valley_ok[node] and up_only(node, via) and not up_only(node, base_hops[node]):
+            drop(node, True)
     if not dirty:
         return _Routes(dist, hops, frozenset())
 
@@ -495,10 +496,11 @@ def _repaired(sw: _Switches, base: _Routes, dest: int, lost: frozenset[tuple[int
         dist[node], hops[node] = _FAR, ()
     buckets: dict[int, list[int]] = {}
     for node in dirty:
+        cuts = cut.get(node, nothing)
         levels = [
             dist[n]
             for n in neighbours[node]
-            if n not in dirty and dist[n] != _FAR and alive(node, n) and accepts(node, n)
+            if n not in dirty and dist[n] != _FAR and n not in cuts and (not strict or accepts(node, n))
         ]
         if levels:
             buckets.setdefault(min(levels) + 1, []).append(node)
@@ -510,17 +512,21 @@ def _repaired(sw: _Switches, base: _Routes, dest: int, lost: frozenset[tuple[int
                 continue
             done.add(node)
             dist[node] = level
+            cuts = cut.get(node, nothing)
             hops[node] = tuple(
-                n for n in neighbours[node] if dist[n] == level - 1 and alive(node, n) and accepts(node, n)
+                n
+                for n in neighbours[node]
+                if dist[n] == level - 1 and n not in cuts and (not strict or accepts(node, n))
             )
             for m in neighbours[node]:
-                if m in dirty and m not in done and alive(m, node) and accepts(m, node):
+                if m in dirty and m not in done and m not in cuts and (not strict or accepts(m, node)):
                     buckets.setdefault(level + 1, []).append(m)
         level += 1
     grown = set(done)  # the searched switches, and those a searched one joins as a next hop
     for node in done:
+        cuts = cut.get(node, nothing)
         for m in neighbours[node]:
-            if m in dirty or m == dest or dist[m] == _FAR or not alive(m, node) or not accepts(m, node):
+            if m in dirty or m == dest or dist[m] == _FAR or m in cuts or (strict and not accepts(m, node)):
                 continue
             if dist[m] > dist[node] + 1:
                 return None
