@@ -99,6 +99,11 @@ class _Switches:
             neighbours[a].append(b)
             neighbours[b].append(a)
         self.neighbours = neighbours
+        # Whether any switch with a tier above it may refuse to bounce routes up there.
+        self.refusing = any(
+            not self.valley_ok[x] and any(self.tier[m] > self.tier[x] for m in neighbours[x])
+            for x in range(len(self.names))
+        )
         # Switches of one tier cabled alike (the same neighbours, as many links to each) are twins:
         # swapping two maps the fabric onto itself. A switch's class is named by its first twin.
         shapes: dict[tuple, int] = {}
@@ -452,8 +457,8 @@ def _repaired(sw: _Switches, base: _Routes, dest: int, lost: frozenset[tuple[int
         gone.setdefault(y, set()).add(x)
     cut = {x: frozenset(peers) for x, peers in gone.items()}
     nothing: frozenset[int] = frozenset()
-    # Where no tier refuses to bounce, every route is accepted: the test is skipped.
-    strict = not all(valley_ok)
+    # Where no switch refuses to bounce, every route is accepted: the test is skipped.
+    strict = sw.refusing
     base_hops = base.hops
 
     def up_only(node: int, via: tuple[int, ...]) -> bool:
