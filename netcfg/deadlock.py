@@ -20,6 +20,11 @@ a scenario recomputes only the devices whose every planned next hop toward a des
 (falling back to the whole destination where the repair would have to grow routes back). Switches
 cabled alike are twins; swapping two maps the fabric onto itself, so scenarios that such swaps map
 onto each other share one verdict, and plan facts are read off one leaf per class of twins.
+
+A dependency exists where traffic takes it, so a destination the scenario leaves unchanged but for
+its dropped next hops still has its carriers asked again: a dropped next hop can have been the only
+traffic into a switch whose plan turns (a bounce, say) then carry nothing, and counting them closed
+cycles no traffic could fill (tests/test_deadlock_oracle.py, the ring of five leaves and four spines).
 """
 
 from __future__ import annotations
