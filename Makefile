@@ -45,6 +45,7 @@ bench: $(STAMP)
 
 bench-deadlock: $(STAMP)
 	$(BIN)/python bench/deadlock.py
+	$(BIN)/python bench/deadlock.py --fabric valleys
 
 bench-mix: $(STAMP)
 	$(BIN)/python bench/offline.py --mix

@@ -20,16 +20,20 @@ a scenario recomputes only the devices whose every planned next hop toward a des
 (falling back to the whole destination where the repair would have to grow routes back). Switches
 cabled alike are twins; swapping two maps the fabric onto itself, so scenarios that such swaps map
 onto each other share one verdict, and plan facts are read off one leaf per class of twins.
+
+A dependency exists where traffic takes it, so a destination the scenario leaves unchanged but for
+its dropped next hops still has its carriers asked again: a dropped next hop can have been the only
+traffic into a switch whose plan turns (a bounce, say) then carry nothing, and counting them closed
+cycles no traffic could fill (tests/test_deadlock_oracle.py, the ring of five leaves and four spines).
 """
 
 from __future__ import annotations
 
+import collections
 import itertools
 import random
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-
-import networkx as nx
 
 from netcfg.model import BgpPlan, Endpoint, Fabric, Link, Role, port_sort_key
 
@@ -100,6 +104,11 @@ class _Switches:
             neighbours[a].append(b)
             neighbours[b].append(a)
         self.neighbours = neighbours
+        # Whether any switch with a tier above it may refuse to bounce routes up there.
+        self.refusing = any(
+            not self.valley_ok[x] and any(self.tier[m] > self.tier[x] for m in neighbours[x])
+            for x in range(len(self.names))
+        )
         # Switches of one tier cabled alike (the same neighbours, as many links to each) are twins:
         # swapping two maps the fabric onto itself. A switch's class is named by its first twin.
         shapes: dict[tuple, int] = {}
@@ -181,36 +190,224 @@ def _routes(sw: _Switches, dest: int, lost: frozenset[tuple[int, int]]) -> _Rout
 
 class _Carriers:
     """Which switches forward traffic toward a destination: every other leaf sends some, and a switch
-    carries it when a carrier has it as a next hop (asked lazily: only valley candidates need it)."""
+    carries it when a carrier has it as a next hop (asked lazily: only valley candidates need it).
+    `lost`: device pairs whose next hops the routes still name but no traffic can take (the plan's
+    routes of a destination a scenario does not change beyond dropping them)."""
 
-    def __init__(self, sw: _Switches, routes: _Routes, dest: int) -> None:
-        self.sw, self.routes, self.dest = sw, routes, dest
+    def __init__(
+        self, sw: _Switches, routes: _Routes, dest: int, lost: frozenset[tuple[int, int]] = frozenset()
+    ) -> None:
+        self.sw, self.routes, self.dest, self.lost = sw, routes, dest, lost
         self.known: dict[int, bool] = {}
 
     def __call__(self, node: int) -> bool:
         found = self.known.get(node)
         if found is None:
             self.known[node] = False  # a node is never its own upstream
-            dist = self.routes.dist
+            dist, hops, lost = self.routes.dist, self.routes.hops, self.lost
             found = (self.sw.tier[node] == 1 and node != self.dest and dist[node] != _FAR) or any(
-                dist[m] == dist[node] + 1 and node in self.routes.hops[m] and self(m)
+                dist[m] == dist[node] + 1
+                and node in hops[m]
+                and not (lost and (min(m, node), max(m, node)) in lost)
+                and self(m)
                 for m in self.sw.neighbours[node]
             )
             self.known[node] = found
         return found
 
 
-def _dependencies(sw: _Switches, routes: _Routes, dest: int) -> Iterator[tuple[int, int, int]]:
-    """(from, via, to): traffic toward `dest` entering `via` from `from` waits for the channel to `to`."""
-    carries = _Carriers(sw, routes, dest)
-    for node, via in enumerate(routes.hops):
-        if not via or not carries(node):
-            continue
-        for mid in via:
-            if mid == dest:
+class _PlanTurns:
+    """The turns (from, via, to) of the plan's traffic toward every leaf, by the switch they turn at:
+    at `via`, for each next hop `to`, the groups of destinations whose traffic enters `via` from the
+    same switches, as a bit mask of `via`'s neighbours (bit i: `sw.neighbours[via][i]`). A fabric's
+    destinations share few such groups per switch (a super-spine: one per SU), so every
+    destination's dependencies fit in a few entries a channel."""
+
+    def __init__(self, sw: _Switches, plan: dict[int, _Routes]) -> None:
+        self.bit = [{m: 1 << i for i, m in enumerate(sw.neighbours[b])} for b in range(len(sw.names))]
+        self.leaves = [
+            sum(1 << i for i, m in enumerate(sw.neighbours[b]) if sw.tier[m] == 1)
+            for b in range(len(sw.names))
+        ]
+        grouped: list[dict[tuple[int, tuple[int, ...]], list[int]]] = [{} for _ in sw.names]
+        tier, n = sw.tier, len(sw.names)
+        for dest, routes in plan.items():
+            dist, hops = routes.dist, routes.hops
+            # Carriers from the farthest switch inward: a leaf sends, a carrier's next hops carry.
+            order = sorted((x for x in range(n) if dist[x] != _FAR), key=dist.__getitem__, reverse=True)
+            carried = bytearray(n)
+            entering = [0] * n
+            for x in order:
+                if tier[x] == 1 and x != dest:
+                    carried[x] = 1
+                if not carried[x]:
+                    continue
+                for b in hops[x]:
+                    carried[b] = 1
+                    if b != dest:
+                        entering[b] |= self.bit[b][x]
+            for b in order:
+                if entering[b]:
+                    grouped[b].setdefault((entering[b], hops[b]), []).append(dest)
+        self.turns: list[dict[int, list[tuple[int, tuple[int, ...]]]]] = [{} for _ in sw.names]
+        for b, groups in enumerate(grouped):
+            for (mask, out), dests in groups.items():
+                for c in out:
+                    self.turns[b].setdefault(c, []).append((mask, tuple(dests)))
+
+
+class _ScenarioGraph:
+    """The channel dependency graph of a scenario, asked turn by turn: the plan's turns of the
+    destinations it leaves unchanged (whose traffic still reaches the turn's first switch once the
+    lost next hops are dropped), the repaired routes' turns of those it changes, none over a lost
+    device pair. Channels are numbered `tail * switches + head`."""
+
+    def __init__(
+        self,
+        sw: _Switches,
+        plan: dict[int, _Routes],
+        turns: _PlanTurns,
+        changed: dict[int, _Routes],
+        lost: frozenset[tuple[int, int]],
+    ) -> None:
+        self.sw, self.plan, self.turns, self.changed, self.lost = sw, plan, turns, changed, lost
+        self.n = len(sw.names)
+        self._carriers: dict[int, _Carriers] = {}
+        self._into: dict[tuple[int, int], int] = {}
+
+    def carries(self, dest: int, node: int) -> bool:
+        found = self._carriers.get(dest)
+        if found is None:
+            changed = self.changed.get(dest)
+            routes, lost = (self.plan[dest], self.lost) if changed is None else (changed, frozenset())
+            found = self._carriers[dest] = _Carriers(self.sw, routes, dest, lost)
+        return found(node)
+
+    def alive(self, x: int, y: int) -> bool:
+        return not self.lost or (min(x, y), max(x, y)) not in self.lost
+
+    def turn(self, a: int, b: int, c: int) -> bool:
+        """Whether traffic entering `b` from `a` waits for the channel from `b` to `c`."""
+        if not (self.alive(a, b) and self.alive(b, c)):
+            return False
+        bit = self.turns.bit[b][a]
+        changed = self.changed
+        for mask, dests in self.turns.turns[b].get(c, ()):
+            if mask & bit:
+                for d in dests:
+                    if d not in changed and self.carries(d, a):
+                        return True
+        for d, routes in changed.items():
+            hops = routes.hops
+            if d != b and c in hops[b] and b in hops[a] and self.carries(d, a):
+                return True
+        return False
+
+    def entering(self, b: int, c: int, among: int) -> int:
+        """Of the channels into `b` (a mask of `b`'s neighbours, `among`), those whose traffic waits
+        for the channel from `b` to `c`."""
+        found = 0
+        neighbours, changed = self.sw.neighbours[b], self.changed
+        for mask, dests in self.turns.turns[b].get(c, ()):
+            some = mask & among & ~found
+            if not some or all(d in changed for d in dests):
                 continue
-            for out in routes.hops[mid]:
-                yield node, mid, out
+            # A leaf sends toward every other: it carries whatever lost next hops are dropped.
+            found |= some & self.turns.leaves[b]
+            some &= ~self.turns.leaves[b]
+            while some:
+                low = some & -some
+                a = neighbours[low.bit_length() - 1]
+                if any(d not in changed and self.carries(d, a) for d in dests):
+                    found |= low
+                some ^= low
+        for d, routes in changed.items():
+            if d == b or c not in routes.hops[b]:
+                continue
+            key = (d, b)
+            into = self._into.get(key)
+            if into is None:
+                into = 0
+                for i, a in enumerate(neighbours):
+                    if b in routes.hops[a] and self.carries(d, a):
+                        into |= 1 << i
+                self._into[key] = into
+            found |= into & among
+        return found
+
+    def reaching(self, targets: Iterable[int]) -> set[int]:
+        """The channels from which some target channel can be reached (the targets among them).
+        Backwards from the targets; each switch keeps the mask of its incoming channels not yet
+        found, so a channel is asked for only those."""
+        n, neighbours = self.n, self.sw.neighbours
+        seen = set(targets)
+        stack = list(seen)
+        pending: dict[int, int] = {}
+        while stack:
+            b, c = divmod(stack.pop(), n)
+            left = pending.get(b)
+            if left is None:
+                left = 0
+                for i, a in enumerate(neighbours[b]):
+                    if a * n + b not in seen and self.alive(a, b):
+                        left |= 1 << i
+            if left and self.alive(b, c):
+                found = self.entering(b, c, left)
+                left &= ~found
+                while found:
+                    low = found & -found
+                    channel = neighbours[b][low.bit_length() - 1] * n + b
+                    seen.add(channel)
+                    stack.append(channel)
+                    found ^= low
+            pending[b] = left
+        return seen
+
+    def in_cycles(self, valleys: list[tuple[int, int, int]]) -> tuple[list[tuple[int, int, int]], set[int]]:
+        """The valley dependencies that lie on a cycle's way (none: no cycle through a valley), and
+        the channels that reach one of them. A valley whose second channel reaches no first channel
+        of another is on no cycle; dropped until none is: then each valley left leads to one, and
+        following them must come round, a cycle."""
+        n = self.n
+        left = valleys
+        while True:
+            reach = self.reaching(a * n + b for a, b, _ in left) if left else set()
+            kept = [v for v in left if v[1] * n + v[2] in reach]
+            if len(kept) == len(left):
+                return kept, reach
+            left = kept
+
+    def shortest(self, valleys: list[tuple[int, int, int]], within: set[int]) -> list[tuple[int, int]] | None:
+        """The shortest cycle through a valley dependency: breadth first from each valley's second
+        channel to its first, over the channels that reach a valley (any cycle's), in switch order."""
+        n, neighbours = self.n, self.sw.neighbours
+        best: list[int] | None = None
+        for a, b, c in valleys:
+            start, goal = b * n + c, a * n + b
+            if start not in within or goal not in within:
+                continue
+            parent = {start: -1}
+            level = [start]
+            depth = 1
+            while level and goal not in parent and (best is None or depth + 1 < len(best)):
+                following = []
+                for channel in level:
+                    x, y = divmod(channel, n)
+                    for z in sorted(neighbours[y]):
+                        nxt = y * n + z
+                        if nxt in parent or nxt not in within or not self.turn(x, y, z):
+                            continue
+                        parent[nxt] = channel
+                        following.append(nxt)
+                level = following
+                depth += 1
+            if goal in parent:
+                path = [goal]
+                while parent[path[-1]] != -1:
+                    path.append(parent[path[-1]])
+                if best is None or len(path) < len(best):
+                    best = path[::-1]
+        return None if best is None else [divmod(channel, n) for channel in best]
 
 
 def _valleys(
@@ -257,33 +454,48 @@ def _repaired(sw: _Switches, base: _Routes, dest: int, lost: frozenset[tuple[int
     tier, neighbours, valley_ok = sw.tier, sw.neighbours, sw.valley_ok
     dist, hops = bytearray(base.dist), list(base.hops)
 
-    def alive(x: int, y: int) -> bool:
-        return (min(x, y), max(x, y)) not in lost
+    # Each switch's next hops dropped so far (its lost peers first); a switch is looked at again
+    # once every drop queued before it is in, first in first out.
+    gone: dict[int, set[int]] = {}
+    for x, y in lost:
+        gone.setdefault(x, set()).add(y)
+        gone.setdefault(y, set()).add(x)
+    cut = {x: frozenset(peers) for x, peers in gone.items()}
+    nothing: frozenset[int] = frozenset()
+    # Where no switch refuses to bounce, every route is accepted: the test is skipped.
+    strict = sw.refusing
+    base_hops = base.hops
 
     def up_only(node: int, via: tuple[int, ...]) -> bool:
         return node != dest and bool(via) and all(tier[h] > tier[node] for h in via)
 
-    def drop(node: int, gone: int) -> None:
-        hops[node] = tuple(h for h in hops[node] if h != gone)
-        queue.append(node)
+    queue = collections.deque(gone)
+    queued = set(gone)
 
-    queue = [x for pair in lost for x in pair]
-    for node in queue:
-        hops[node] = tuple(h for h in hops[node] if alive(node, h))
+    def drop(node: int, upper_only: bool) -> None:
+        """`node` is gone as a next hop of its neighbours (of those above it only)."""
+        for m in neighbours[node]:
+            if node in base_hops[m] and not (upper_only and tier[m] <= tier[node]):
+                dropped = gone.setdefault(m, set())
+                if node not in dropped:
+                    dropped.add(node)
+                    if m not in queued:
+                        queued.add(m)
+                        queue.append(m)
+
     dirty: set[int] = set()
     while queue:
-        node = queue.pop()
+        node = queue.popleft()
+        queued.discard(node)
         if node == dest or node in dirty or base.dist[node] == _FAR:
             continue
-        if not hops[node]:
+        out = gone[node]
+        via = hops[node] = tuple(h for h in base_hops[node] if h not in out)
+        if not via:
             dirty.add(node)
-            for m in neighbours[node]:
-                if node in hops[m]:
-                    drop(m, node)
-        elif not valley_ok[node] and up_only(node, hops[node]) and not up_only(node, base.hops[node]):
-            for m in neighbours[node]:
-                if tier[m] > tier[node] and node in hops[m]:
-                    drop(m, node)
+            drop(node, False)
+        elif not valley_ok[node] and up_only(node, via) and not up_only(node, base_hops[node]):
+            drop(node, True)
     if not dirty:
         return _Routes(dist, hops, frozenset())
 
@@ -294,10 +506,11 @@ def _repaired(sw: _Switches, base: _Routes, dest: int, lost: frozenset[tuple[int
         dist[node], hops[node] = _FAR, ()
     buckets: dict[int, list[int]] = {}
     for node in dirty:
+        cuts = cut.get(node, nothing)
         levels = [
             dist[n]
             for n in neighbours[node]
-            if n not in dirty and dist[n] != _FAR and alive(node, n) and accepts(node, n)
+            if n not in dirty and dist[n] != _FAR and n not in cuts and (not strict or accepts(node, n))
         ]
         if levels:
             buckets.setdefault(min(levels) + 1, []).append(node)
@@ -309,17 +522,21 @@ def _repaired(sw: _Switches, base: _Routes, dest: int, lost: frozenset[tuple[int
                 continue
             done.add(node)
             dist[node] = level
+            cuts = cut.get(node, nothing)
             hops[node] = tuple(
-                n for n in neighbours[node] if dist[n] == level - 1 and alive(node, n) and accepts(node, n)
+                n
+                for n in neighbours[node]
+                if dist[n] == level - 1 and n not in cuts and (not strict or accepts(node, n))
             )
             for m in neighbours[node]:
-                if m in dirty and m not in done and alive(m, node) and accepts(m, node):
+                if m in dirty and m not in done and m not in cuts and (not strict or accepts(m, node)):
                     buckets.setdefault(level + 1, []).append(m)
         level += 1
     grown = set(done)  # the searched switches, and those a searched one joins as a next hop
     for node in done:
+        cuts = cut.get(node, nothing)
         for m in neighbours[node]:
-            if m in dirty or m == dest or dist[m] == _FAR or not alive(m, node) or not accepts(m, node):
+            if m in dirty or m == dest or dist[m] == _FAR or m in cuts or (strict and not accepts(m, node)):
                 continue
             if dist[m] > dist[node] + 1:
                 return None
@@ -416,7 +633,7 @@ class DeadlockModel:
                 self.turns[dest] = sorted(a for (a,) in turns)
         self.needs = needs
         self.verdicts: dict[tuple, tuple[bool, bool]] = {}
-        self._plan_graph: nx.DiGraph | None = None
+        self._plan_turns: _PlanTurns | None = None
 
     def _repairs(self, lost: frozenset[tuple[int, int]]) -> tuple[dict[int, _Routes], dict[int, int]]:
         """The routes of every destination a scenario changes beyond dropping next hops, and which
@@ -502,7 +719,16 @@ class DeadlockModel:
     ) -> tuple[dict[int, _Routes], list[tuple[int, int, int]]]:
         """The routes a scenario changes, and the valley dependencies in use."""
         changed, swapped = self._repairs(lost) if lost else ({}, {})
-        kept = [v for d, v in self.plan_valleys if d not in changed]
+        # A plan's turn stays in use where traffic still reaches it: a lost next hop may have been
+        # the only way there, though the destination's routes change no further.
+        carriers: dict[int, _Carriers] = {}
+        kept = [
+            (a, b, c)
+            for d, (a, b, c) in self.plan_valleys
+            if d not in changed
+            and not _crosses((a, b, c), lost)
+            and carriers.setdefault(d, _Carriers(self.sw, self.plan[d], d, lost))(a)
+        ]
         fresh: dict[int, list[tuple[int, int, int]]] = {}
         for d, r in changed.items():
             twin = swapped.get(d)
@@ -513,6 +739,14 @@ class DeadlockModel:
         found = itertools.chain(kept, itertools.chain.from_iterable(fresh.values()))
         return changed, sorted({v for v in found if not _crosses(v, lost)})
 
+    def _graph(self, changed: dict[int, _Routes], lost: frozenset[tuple[int, int]]) -> _ScenarioGraph:
+        """The scenario's channel dependency graph over every channel: a cycle through a valley may
+        climb to devices no valley touches (two failures in two SUs close one over the super-spines).
+        The plan's turns are gathered once, at the first scenario that needs them."""
+        if self._plan_turns is None:
+            self._plan_turns = _PlanTurns(self.sw, self.plan)
+        return _ScenarioGraph(self.sw, self.plan, self._plan_turns, changed, lost)
+
     def _shortest(
         self, lost: frozenset[tuple[int, int]]
     ) -> tuple[list[tuple[int, int]] | None, list[tuple[int, int, int]]]:
@@ -521,82 +755,16 @@ class DeadlockModel:
         if not valleys:
             return None, []
         graph = self._graph(changed, lost)
-        best: list[tuple[int, int]] | None = None
-        for a, b, c in valleys:
-            if (b, c) not in graph or (a, b) not in graph:
-                continue
-            try:
-                path = nx.shortest_path(graph, (b, c), (a, b))
-            except nx.NetworkXNoPath:
-                continue
-            if best is None or len(path) < len(best):
-                best = path
-        return best, valleys
+        on_cycles, reach = graph.in_cycles(valleys)
+        return (graph.shortest(on_cycles, reach) if on_cycles else None), valleys
 
     def _search(self, lost: frozenset[tuple[int, int]]) -> tuple[bool, list[tuple[int, int, int]]]:
-        """Whether a cycle runs through a valley dependency, and those in use. The plan's
-        dependencies of every destination are one graph, each edge counting the destinations that
-        have it, built once; a scenario sets aside those of the destinations it changes (an edge
-        left without any), adds their repaired ones and hides the channels it lost."""
+        """Whether a cycle runs through a valley dependency, and those in use."""
         changed, valleys = self._valleys_of(lost)
         if not valleys:
             return False, []
-        base = self._base()
-        removed: dict[tuple, int] = {}
-        for dest in changed:
-            for a, b, c in _dependencies(self.sw, self.plan[dest], dest):
-                removed[(a, b), (b, c)] = removed.get(((a, b), (b, c)), 0) + 1
-        added = {((a, b), (b, c)) for d, r in changed.items() for a, b, c in _dependencies(self.sw, r, d)}
-        new = [edge for edge in added if not base.has_edge(*edge)]
-        nodes = {channel for edge in new for channel in edge if channel not in base}
-        base.add_edges_from(new, n=0)
-
-        def kept(u: tuple[int, int], v: tuple[int, int]) -> bool:
-            return base[u][v]["n"] > removed.get((u, v), 0) or (u, v) in added
-
-        def up(channel: tuple[int, int]) -> bool:
-            return (min(channel), max(channel)) not in lost
-
-        graph = nx.subgraph_view(base, filter_node=up, filter_edge=kept)
-        try:
-            for a, b, c in valleys:
-                if (b, c) in graph and (a, b) in graph and nx.has_path(graph, (b, c), (a, b)):
-                    return True, valleys
-        finally:
-            base.remove_edges_from(new)
-            base.remove_nodes_from(nodes)
-        return False, valleys
-
-    def _base(self) -> nx.DiGraph:
-        """The plan's dependencies of every destination, each edge with how many have it (`n`)."""
-        if self._plan_graph is None:
-            count: dict[tuple, int] = {}
-            for dest, routes in self.plan.items():
-                for a, b, c in _dependencies(self.sw, routes, dest):
-                    count[(a, b), (b, c)] = count.get(((a, b), (b, c)), 0) + 1
-            self._plan_graph = nx.DiGraph()
-            self._plan_graph.add_edges_from((u, v, {"n": n}) for (u, v), n in count.items())
-        return self._plan_graph
-
-    def _all(self, changed: dict[int, _Routes]) -> Iterator[tuple[int, _Routes]]:
-        for dest, routes in self.plan.items():
-            yield dest, changed.get(dest, routes)
-
-    def _graph(
-        self,
-        changed: dict[int, _Routes],
-        lost: frozenset[tuple[int, int]],
-    ) -> nx.DiGraph:
-        """The channel dependency graph (channels as device pairs: ECMP spreads a destination over
-        every parallel link alike). Every channel: a cycle through a valley may climb to devices no
-        valley touches (two failures in two SUs close one over the super-spines). Built afresh for
-        the witness, whose shortest path depends on the order edges are added in."""
-        graph = nx.DiGraph()
-        for dest, routes in self._all(changed):
-            for a, b, c in _dependencies(self.sw, routes, dest):
-                if not _crosses((a, b, c), lost):
-                    graph.add_edge((a, b), (b, c))
-        return graph
+        on_cycles, _ = self._graph(changed, lost).in_cycles(valleys)
+        return bool(on_cycles), valleys
 
 
 def _crosses(dependency: tuple[int, int, int], lost: frozenset[tuple[int, int]]) -> bool:
