@@ -8,6 +8,7 @@ import pickle
 import tempfile
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import IO
@@ -120,85 +121,176 @@ def snapshot_states(
     not a device of the inventory is refused, and so is a device's entry that is neither its file of
     outputs nor a folder.
     """
-    entries = device_entries(folder, fabric.devices)
+    reading = _Reading.of(fabric, folder, counters_only)
     shared: dict[tuple, object] = {}
-    if not entries:
-        raise InputError(
-            str(folder), f"snapshot is empty (expected a <device>{DEVICE_SUFFIX} file or folder per device)"
-        )
-    meta = _meta_devices(folder)
     states = {}
     # Thousands of states are built here and all of them live on: a collection of the young
     # generation finds nothing to free, and walks every one of them.
     with paused_gc(keep=True) as kept:
-        for name, path in entries.items():
-            if name in skip:
-                continue
-            device = fabric.devices.get(name)
-            if device is None:
-                raise InputError(str(path), f"device {name!r} is not in the inventory {fabric.source}")
-            entry = meta.get(name, {})
-            error = entry.get("error")
-            if error:
-                states[name] = device_state(device, {}, (error["kind"], error["message"]))
-            else:
-                outputs = read_device_outputs(path)
-                state = device_state(device, outputs, None, counters_only=counters_only)
-                states[name] = share_equal(state, shared)
-                states[name].read_at = entry.get("read_at")
-            kept.one_more()
+        for name in reading.entries:
+            if name not in skip:
+                states[name] = reading.state(fabric, name, shared)
+                kept.one_more()
     return states
 
 
-class EarlierReadings:
-    """A check's earlier readings (`--previous`, `--baseline`) of its `--snapshot`, each refused as
-    `check_earlier` refuses it, else read for its counters (`snapshot_states(counters_only=True)`).
+@dataclass(frozen=True)
+class _Reading:
+    """One snapshot to read: where each device's outputs are, and what `meta.json` says of it."""
 
-    `states` gives each reading, or raises what reading it raised, in the order reading them one
-    after the other raises it. Started by `earlier_readings` before the caller reads the snapshot
-    itself, they are read in a worker process on the machine's other core.
+    folder: Path
+    entries: dict[str, Path]
+    meta: dict[str, dict]
+    counters_only: bool
+
+    @classmethod
+    def of(cls, fabric: Fabric, folder: Path, counters_only: bool) -> _Reading:
+        entries = device_entries(folder, fabric.devices)
+        if not entries:
+            expected = f"a <device>{DEVICE_SUFFIX} file or folder per device"
+            raise InputError(str(folder), f"snapshot is empty (expected {expected})")
+        return cls(folder, entries, _meta_devices(folder), counters_only)
+
+    def state(self, fabric: Fabric, name: str, shared: dict[tuple, object]) -> DeviceState:
+        """Device `name`'s state, its tables shared with equal ones in `shared` (`share_equal`)."""
+        path = self.entries[name]
+        device = fabric.devices.get(name)
+        if device is None:
+            raise InputError(str(path), f"device {name!r} is not in the inventory {fabric.source}")
+        entry = self.meta.get(name, {})
+        error = entry.get("error")
+        if error:
+            return device_state(device, {}, (error["kind"], error["message"]))
+        outputs = read_device_outputs(path)
+        state = share_equal(device_state(device, outputs, None, counters_only=self.counters_only), shared)
+        state.read_at = entry.get("read_at")
+        return state
+
+
+class SnapshotReadings:
+    """A check's `--snapshot` and its earlier readings (`--previous`, `--baseline`; each refused as
+    `check_earlier` refuses it, else read for its counters, `snapshot_states(counters_only=True)`).
+
+    `current` gives the snapshot's states and `states` each earlier reading's, or raise what reading
+    them raised, in the order reading them one after the other raises it. Started by
+    `snapshot_readings`, where the machine has a core to spare they are read by two processes, each
+    reading every reading of its share of the devices (`_split_read`).
     """
 
     def __init__(self, fabric: Fabric, snapshot: Path, earlier: Sequence[tuple[str, Path]]) -> None:
         self.fabric, self.snapshot, self.earlier = fabric, snapshot, list(earlier)
-        self._worker: tuple[ChildProcesses, IO[bytes]] | None = None
+        self._worker: tuple[ChildProcesses, IO[bytes], list[_Reading], list[str]] | None = None
+        self._current: dict[str, DeviceState] | None = None
         self._read: dict[str, dict[str, DeviceState]] | None = None
 
-    def states(self, option: str) -> dict[str, DeviceState]:
-        if self._read is None:
-            if self._worker is None:
-                found = _read_earlier(self.fabric, self.snapshot, self.earlier)
+    def current(self) -> dict[str, DeviceState]:
+        if self._current is None:
+            found = self._split() if self._worker is not None else None
+            if found is None:
+                # Read one after the other: also how a broken reading is named as it would be then.
+                self._current = snapshot_states(self.fabric, self.snapshot)
             else:
-                workers, spool = self._worker
-                (spooled,) = workers.results()  # what reading them raised is raised here
-                if spooled:
-                    spool.seek(0)
-                    # Unpickled states live on, as parsed ones do (see `paused_gc`).
-                    with paused_gc(keep=True):
-                        # Written by this run's own worker into a file no other process can open.
-                        found = pickle.load(spool)
-                else:  # the temporary folder's disk was full: read here after all
-                    found = _read_earlier(self.fabric, self.snapshot, self.earlier)
+                self._current, *earlier = found
+                self._read = dict(zip((o for o, _ in self.earlier), earlier, strict=True))
+        return self._current
+
+    def states(self, option: str) -> dict[str, DeviceState]:
+        self.current()
+        if self._read is None:
+            found = _read_earlier(self.fabric, self.snapshot, self.earlier)
             self._read = dict(zip((o for o, _ in self.earlier), found, strict=True))
         return self._read[option]
 
+    def _split(self) -> list[dict[str, DeviceState]] | None:
+        """Every reading's states, the parent's share read here and the worker's unpickled; None
+        where either process failed (a broken reading, a full disk)."""
+        assert self._worker is not None
+        workers, spool, readings, theirs = self._worker
+        worker = set(theirs)
+        mine = [name for name in _devices(readings) if name not in worker]
+        got: list[dict[str, DeviceState]] = [{} for _ in readings]
+        try:
+            _read_share(self.fabric, readings, mine, got)
+            (spooled,) = workers.results()
+        except Exception:  # read again one after the other, which raises it in order
+            return None
+        if not spooled:
+            return None
+        spool.seek(0)
+        # Unpickled states live on, as parsed ones do (see `paused_gc`).
+        with paused_gc(keep=True) as kept:
+            # Written by this run's own worker into a file no other process can open.
+            unpickler = pickle.Unpickler(spool)
+            while True:
+                try:
+                    batch = unpickler.load()
+                except EOFError:
+                    break
+                for index, name, state in batch:
+                    got[index][name] = state
+                kept.one_more()
+        # In the order reading each snapshot whole gives its states.
+        return [{n: found[n] for n in r.entries} for r, found in zip(readings, got, strict=True)]
+
+
+def _devices(readings: Sequence[_Reading]) -> list[str]:
+    """Every device of any of the readings, in the order of the first that holds it."""
+    return list(dict.fromkeys(name for r in readings for name in r.entries))
+
+
+# What a device costs to read, against a host's: a switch's outputs are about three times a host's.
+_SWITCH_COST = 2.5
+# The worker's share of the reading: it also pickles its states, which the parent then unpickles.
+_WORKER_SHARE = 0.5
+
+
+def _worker_share(fabric: Fabric, names: Sequence[str]) -> list[str]:
+    """The devices the worker reads: alternating by cost, so both processes get each kind alike."""
+    theirs, mine_cost, their_cost = [], 0.0, 0.0
+    for name in names:
+        device = fabric.devices.get(name)
+        cost = _SWITCH_COST if device is not None and get_platform(device.platform).kind == "switch" else 1.0
+        if their_cost * (1 - _WORKER_SHARE) <= mine_cost * _WORKER_SHARE:
+            theirs.append(name)
+            their_cost += cost
+        else:
+            mine_cost += cost
+    return theirs
+
+
+def _read_share(
+    fabric: Fabric,
+    readings: Sequence[_Reading],
+    names: Sequence[str],
+    into: list[dict[str, DeviceState]],
+) -> None:
+    """Every reading of each device of `names`, one device after the other, into `into` (a dict per
+    reading)."""
+    shared: dict[tuple, object] = {}
+    with paused_gc(keep=True) as kept:
+        for name in names:
+            for index, reading in enumerate(readings):
+                if name in reading.entries:
+                    into[index][name] = reading.state(fabric, name, shared)
+            kept.one_more()
+
 
 @contextmanager
-def earlier_readings(
+def snapshot_readings(
     fabric: Fabric, snapshot: Path | None, earlier: Sequence[tuple[str, Path]]
-) -> Iterator[EarlierReadings | None]:
-    """`EarlierReadings` of `snapshot` (None without a snapshot or an earlier reading), read for
-    the block's duration in a forked worker process where the machine has a core to spare.
+) -> Iterator[SnapshotReadings | None]:
+    """`SnapshotReadings` of `snapshot` and its earlier readings (None without a snapshot or an
+    earlier reading), for the block's duration; where the machine has a core to spare, a forked
+    worker reads a share of the devices in all of them (`_split_read`).
 
-    The worker writes the states into an unnamed temporary file as one pickle stream, read back
-    when they are asked for: sent through a pipe, the states would wait in both processes at once
-    (the worker blocked until the caller is done with its own snapshot), which at full size took
-    the check over its memory budget.
+    The worker writes its states into an unnamed temporary file as pickle streams, a batch of
+    devices at a time (so it holds only a batch), read back when they are asked for: sent through a
+    pipe, the states would wait in both processes at once.
     """
     if snapshot is None or not earlier:
         yield None
         return
-    readings = EarlierReadings(fabric, snapshot, earlier)
+    readings = SnapshotReadings(fabric, snapshot, earlier)
     spool = (
         _spool_file()
         if (os.cpu_count() or 1) > 1 and process_context().get_start_method() == "fork"
@@ -207,18 +299,29 @@ def earlier_readings(
     if spool is None:
         yield readings
         return
+    try:
+        # Refused here, this is refused again when read one after the other, in that order.
+        plan = [_Reading.of(fabric, snapshot, False)]
+        for option, folder in earlier:
+            check_earlier(snapshot, folder, f"--{option}")
+            plan.append(_Reading.of(fabric, folder, True))
+    except Exception:  # raised again when read one after the other, in that order
+        spool.close()
+        yield readings
+        return
+    theirs = _worker_share(fabric, _devices(plan))
     with spool:
-        job = (fabric, snapshot, list(earlier), spool.fileno())
-        with ChildProcesses(_spool_earlier, [job], progress=False) as workers:
-            readings._worker = (workers, spool)
+        job = (fabric, plan, theirs, spool.fileno())
+        with ChildProcesses(_spool_share, [job], progress=False) as workers:
+            readings._worker = (workers, spool, plan, theirs)
             yield readings
 
 
 def _spool_file() -> IO[bytes] | None:
     """An unnamed temporary file (gone with the last process holding it, however it ends); None
-    where there is no writable temporary folder: the earlier readings are then read in-process."""
+    where there is no writable temporary folder: the readings are then read in-process."""
     try:
-        return tempfile.TemporaryFile(prefix="netcfg-earlier-")
+        return tempfile.TemporaryFile(prefix="netcfg-readings-")
     except OSError:
         return None
 
@@ -234,14 +337,21 @@ def _read_earlier(
     return found
 
 
-def _spool_earlier(job: tuple[Fabric, Path, list[tuple[str, Path]], int], progress: object) -> bool:
-    """The worker's job: `_read_earlier`, pickled into the file it inherited (forked); False where
-    the file could not be written."""
-    fabric, snapshot, earlier, fd = job
-    found = _read_earlier(fabric, snapshot, earlier)
+# Devices whose states the worker pickles at a time: what it holds before writing them.
+_BATCH = 100
+
+
+def _spool_share(job: tuple[Fabric, list[_Reading], list[str], int], progress: object) -> bool:
+    """The worker's job: `_read_share` of its devices, pickled a batch of devices at a time into the
+    file it inherited (forked); False where the file could not be written."""
+    fabric, readings, names, fd = job
     try:
         with os.fdopen(os.dup(fd), "wb") as out:
-            pickle.dump(found, out, protocol=pickle.HIGHEST_PROTOCOL)
+            for start in range(0, len(names), _BATCH):
+                got: list[dict[str, DeviceState]] = [{} for _ in readings]
+                _read_share(fabric, readings, names[start : start + _BATCH], got)
+                batch = [(i, name, state) for i, found in enumerate(got) for name, state in found.items()]
+                pickle.dump(batch, out, protocol=pickle.HIGHEST_PROTOCOL)
     except OSError:
         return False
     return True
