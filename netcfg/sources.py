@@ -220,10 +220,10 @@ class SnapshotReadings:
         # Unpickled states live on, as parsed ones do (see `paused_gc`).
         with paused_gc(keep=True) as kept:
             # Written by this run's own worker into a file no other process can open.
-            unpickler = pickle.Unpickler(spool)
             while True:
                 try:
-                    batch = unpickler.load()
+                    # An unpickler per batch: each was pickled with a memo of its own.
+                    batch = pickle.load(spool)
                 except EOFError:
                     break
                 for index, name, state in batch:
