@@ -265,11 +265,13 @@ def _read_share(
     into: list[dict[str, DeviceState]],
 ) -> None:
     """Every reading of each device of `names`, one device after the other, into `into` (a dict per
-    reading)."""
+    reading). A device's earlier readings come first: its current one may take what they parsed of
+    outputs that did not change (an EOS running config)."""
     shared: dict[tuple, object] = {}
     with paused_gc(keep=True) as kept:
         for name in names:
-            for index, reading in enumerate(readings):
+            for index in reversed(range(len(readings))):
+                reading = readings[index]
                 if name in reading.entries:
                     into[index][name] = reading.state(fabric, name, shared)
             kept.one_more()
