@@ -6,7 +6,7 @@ import json
 import os
 import pickle
 import tempfile
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -209,26 +209,35 @@ class SnapshotReadings:
         worker = set(theirs)
         mine = [name for name in _devices(readings) if name not in worker]
         got: list[dict[str, DeviceState]] = [{} for _ in readings]
+        unpickled = 0
+
+        def unpickle(end: object) -> None:
+            """The worker's batches written up to `end`, read where they stand (`os.pread`): the
+            worker shares the file's offset, writing on at its end."""
+            nonlocal unpickled
+            assert isinstance(end, int)
+            data = b""
+            while unpickled + len(data) < end:
+                more = os.pread(spool.fileno(), end - unpickled - len(data), unpickled + len(data))
+                if not more:
+                    raise EOFError(f"the worker's states end at byte {unpickled + len(data)}, not {end}")
+                data += more
+            unpickled = end
+            # An unpickler per batch: each was pickled with a memo of its own. Written by this
+            # run's own worker into a file no other process can open.
+            for index, name, state in pickle.loads(data):
+                got[index][name] = state
+
         try:
             _read_share(self.fabric, readings, mine, got)
-            (spooled,) = workers.results()
+            # Unpickled states live on, as parsed ones do (see `paused_gc`); each batch is read as
+            # soon as it is written, while the worker reads on.
+            with paused_gc(keep=True):
+                (spooled,) = workers.results(unpickle)
         except Exception:  # read again one after the other, which raises it in order
             return None
         if not spooled:
             return None
-        spool.seek(0)
-        # Unpickled states live on, as parsed ones do (see `paused_gc`).
-        with paused_gc(keep=True) as kept:
-            # Written by this run's own worker into a file no other process can open.
-            while True:
-                try:
-                    # An unpickler per batch: each was pickled with a memo of its own.
-                    batch = pickle.load(spool)
-                except EOFError:
-                    break
-                for index, name, state in batch:
-                    got[index][name] = state
-                kept.one_more()
         # In the order reading each snapshot whole gives its states.
         return [{n: found[n] for n in r.entries} for r, found in zip(readings, got, strict=True)]
 
@@ -314,7 +323,7 @@ def snapshot_readings(
     theirs = _worker_share(fabric, _devices(plan))
     with spool:
         job = (fabric, plan, theirs, spool.fileno())
-        with ChildProcesses(_spool_share, [job], progress=False) as workers:
+        with ChildProcesses(_spool_share, [job], progress=True) as workers:
             readings._worker = (workers, spool, plan, theirs)
             yield readings
 
@@ -343,10 +352,14 @@ def _read_earlier(
 _BATCH = 100
 
 
-def _spool_share(job: tuple[Fabric, list[_Reading], list[str], int], progress: object) -> bool:
+def _spool_share(
+    job: tuple[Fabric, list[_Reading], list[str], int], progress: Callable[[object], None] | None
+) -> bool:
     """The worker's job: `_read_share` of its devices, pickled a batch of devices at a time into the
-    file it inherited (forked); False where the file could not be written."""
+    file it inherited (forked), each batch's end in the file reported as progress; False where the
+    file could not be written."""
     fabric, readings, names, fd = job
+    assert progress is not None
     try:
         with os.fdopen(os.dup(fd), "wb") as out:
             for start in range(0, len(names), _BATCH):
@@ -354,6 +367,8 @@ def _spool_share(job: tuple[Fabric, list[_Reading], list[str], int], progress: o
                 _read_share(fabric, readings, names[start : start + _BATCH], got)
                 batch = [(i, name, state) for i, found in enumerate(got) for name, state in found.items()]
                 pickle.dump(batch, out, protocol=pickle.HIGHEST_PROTOCOL)
+                out.flush()
+                progress(out.tell())
     except OSError:
         return False
     return True
