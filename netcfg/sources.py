@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import mmap
 import os
 import pickle
 import tempfile
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -173,13 +175,13 @@ class SnapshotReadings:
 
     `current` gives the snapshot's states and `states` each earlier reading's, or raise what reading
     them raised, in the order reading them one after the other raises it. Started by
-    `snapshot_readings`, where the machine has a core to spare they are read by two processes, each
-    reading every reading of its share of the devices (`_split_read`).
+    `snapshot_readings`, where the machine has a core to spare they are read by two processes,
+    device by device (every reading of a device by one of them, `_Claims`).
     """
 
     def __init__(self, fabric: Fabric, snapshot: Path, earlier: Sequence[tuple[str, Path]]) -> None:
         self.fabric, self.snapshot, self.earlier = fabric, snapshot, list(earlier)
-        self._worker: tuple[ChildProcesses, IO[bytes], list[_Reading], list[str]] | None = None
+        self._worker: tuple[ChildProcesses, IO[bytes], list[_Reading], _Claims] | None = None
         self._current: dict[str, DeviceState] | None = None
         self._read: dict[str, dict[str, DeviceState]] | None = None
 
@@ -202,44 +204,69 @@ class SnapshotReadings:
         return self._read[option]
 
     def _split(self) -> list[dict[str, DeviceState]] | None:
-        """Every reading's states, the parent's share read here and the worker's unpickled; None
-        where either process failed (a broken reading, a full disk)."""
+        """Every reading's states, the devices this process claimed read here and the worker's
+        unpickled once it is done; None where either process failed (a broken reading, a full
+        disk)."""
         assert self._worker is not None
-        workers, spool, readings, theirs = self._worker
-        worker = set(theirs)
-        mine = [name for name in _devices(readings) if name not in worker]
+        workers, spool, readings, claims = self._worker
         got: list[dict[str, DeviceState]] = [{} for _ in readings]
-        unpickled = 0
-
-        def unpickle(end: object) -> None:
-            """The worker's batches written up to `end`, read where they stand (`os.pread`): the
-            worker shares the file's offset, writing on at its end."""
-            nonlocal unpickled
-            assert isinstance(end, int)
-            data = b""
-            while unpickled + len(data) < end:
-                more = os.pread(spool.fileno(), end - unpickled - len(data), unpickled + len(data))
-                if not more:
-                    raise EOFError(f"the worker's states end at byte {unpickled + len(data)}, not {end}")
-                data += more
-            unpickled = end
-            # An unpickler per batch: each was pickled with a memo of its own. Written by this
-            # run's own worker into a file no other process can open.
-            for index, name, state in pickle.loads(data):
-                got[index][name] = state
-
         try:
-            _read_share(self.fabric, readings, mine, got)
-            # Unpickled states live on, as parsed ones do (see `paused_gc`); each batch is read as
-            # soon as it is written, while the worker reads on.
-            with paused_gc(keep=True):
-                (spooled,) = workers.results(unpickle)
+            _read_share(self.fabric, readings, iter(claims.last, None), got)
+            (spooled,) = workers.results()
         except Exception:  # read again one after the other, which raises it in order
             return None
         if not spooled:
             return None
+        spool.seek(0)
+        # Unpickled states live on, as parsed ones do (see `paused_gc`). Only now, with the worker
+        # gone: unpickled beside it, the states of both would be in memory at once.
+        with paused_gc(keep=True) as kept:
+            while True:
+                try:
+                    # An unpickler per batch: each was pickled with a memo of its own. Written by
+                    # this run's own worker into a file no other process can open.
+                    batch = pickle.load(spool)
+                except EOFError:
+                    break
+                for index, name, state in batch:
+                    got[index][name] = state
+                kept.one_more()
         # In the order reading each snapshot whole gives its states.
         return [{n: found[n] for n in r.entries} for r, found in zip(readings, got, strict=True)]
+
+
+class _Claims:
+    """The devices two processes read, each device claimed by one: the worker takes them from the
+    front, this process from the back, till the two meet. Neither waits for the other at the end,
+    however the machine's other work slows either of them.
+
+    Forked with the worker: the two ends are in memory both processes share, under a lock.
+    """
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = list(names)
+        self._memory = mmap.mmap(-1, 16)
+        self._ends = memoryview(self._memory).cast("q")
+        self._ends[0], self._ends[1] = 0, len(self.names)
+        self._lock = process_context().Lock()
+
+    def first(self) -> str | None:
+        """The worker's next device; None when none is left."""
+        with self._lock:
+            front = self._ends[0]
+            if front >= self._ends[1]:
+                return None
+            self._ends[0] = front + 1
+        return self.names[front]
+
+    def last(self) -> str | None:
+        """This process's next device; None when none is left."""
+        with self._lock:
+            back = self._ends[1] - 1
+            if back < self._ends[0]:
+                return None
+            self._ends[1] = back
+        return self.names[back]
 
 
 def _devices(readings: Sequence[_Reading]) -> list[str]:
@@ -247,30 +274,10 @@ def _devices(readings: Sequence[_Reading]) -> list[str]:
     return list(dict.fromkeys(name for r in readings for name in r.entries))
 
 
-# What a device costs to read, against a host's: a switch's outputs are about three times a host's.
-_SWITCH_COST = 2.5
-# The worker's share of the reading: it also pickles its states, which the parent then unpickles.
-_WORKER_SHARE = 0.5
-
-
-def _worker_share(fabric: Fabric, names: Sequence[str]) -> list[str]:
-    """The devices the worker reads: alternating by cost, so both processes get each kind alike."""
-    theirs, mine_cost, their_cost = [], 0.0, 0.0
-    for name in names:
-        device = fabric.devices.get(name)
-        cost = _SWITCH_COST if device is not None and get_platform(device.platform).kind == "switch" else 1.0
-        if their_cost * (1 - _WORKER_SHARE) <= mine_cost * _WORKER_SHARE:
-            theirs.append(name)
-            their_cost += cost
-        else:
-            mine_cost += cost
-    return theirs
-
-
 def _read_share(
     fabric: Fabric,
     readings: Sequence[_Reading],
-    names: Sequence[str],
+    names: Iterable[str],
     into: list[dict[str, DeviceState]],
 ) -> None:
     """Every reading of each device of `names`, one device after the other, into `into` (a dict per
@@ -292,7 +299,7 @@ def snapshot_readings(
 ) -> Iterator[SnapshotReadings | None]:
     """`SnapshotReadings` of `snapshot` and its earlier readings (None without a snapshot or an
     earlier reading), for the block's duration; where the machine has a core to spare, a forked
-    worker reads a share of the devices in all of them (`_split_read`).
+    worker reads some of the devices in all of them (`_Claims`).
 
     The worker writes its states into an unnamed temporary file as pickle streams, a batch of
     devices at a time (so it holds only a batch), read back when they are asked for: sent through a
@@ -316,15 +323,15 @@ def snapshot_readings(
         for option, folder in earlier:
             check_earlier(snapshot, folder, f"--{option}")
             plan.append(_Reading.of(fabric, folder, True))
+        claims = _Claims(_devices(plan))
     except Exception:  # raised again when read one after the other, in that order
         spool.close()
         yield readings
         return
-    theirs = _worker_share(fabric, _devices(plan))
     with spool:
-        job = (fabric, plan, theirs, spool.fileno())
-        with ChildProcesses(_spool_share, [job], progress=True) as workers:
-            readings._worker = (workers, spool, plan, theirs)
+        job = (fabric, plan, claims, spool.fileno())
+        with ChildProcesses(_spool_share, [job], progress=False) as workers:
+            readings._worker = (workers, spool, plan, claims)
             yield readings
 
 
@@ -352,26 +359,23 @@ def _read_earlier(
 _BATCH = 100
 
 
-def _spool_share(
-    job: tuple[Fabric, list[_Reading], list[str], int], progress: Callable[[object], None] | None
-) -> bool:
-    """The worker's job: `_read_share` of its devices, pickled a batch of devices at a time into the
-    file it inherited (forked), each batch's end in the file reported as progress; False where the
-    file could not be written."""
-    fabric, readings, names, fd = job
-    assert progress is not None
+def _spool_share(job: tuple[Fabric, list[_Reading], _Claims, int], progress: object) -> bool:
+    """The worker's job: `_read_share` of the devices it claims, pickled a batch of devices at a
+    time into the file it inherited (forked); False where the file could not be written."""
+    fabric, readings, claims, fd = job
     try:
+        # Claimed one at a time, as each is read: the last claimed is never far from done.
+        claimed = iter(claims.first, None)
         with os.fdopen(os.dup(fd), "wb") as out:
-            for start in range(0, len(names), _BATCH):
+            while True:
                 got: list[dict[str, DeviceState]] = [{} for _ in readings]
-                _read_share(fabric, readings, names[start : start + _BATCH], got)
+                _read_share(fabric, readings, itertools.islice(claimed, _BATCH), got)
                 batch = [(i, name, state) for i, found in enumerate(got) for name, state in found.items()]
+                if not batch:
+                    return True
                 pickle.dump(batch, out, protocol=pickle.HIGHEST_PROTOCOL)
-                out.flush()
-                progress(out.tell())
     except OSError:
         return False
-    return True
 
 
 def unchanged_devices(before: Path, after: Path) -> set[str]:
