@@ -38,11 +38,11 @@ from netcfg.report.table import print_table
 from netcfg.report.text import neutral
 from netcfg.rules import Finding, Severity
 from netcfg.sources import (
-    EarlierReadings,
+    SnapshotReadings,
     config_states,
-    earlier_readings,
     intent_states,
     missing_configs,
+    snapshot_readings,
     snapshot_states,
     unreadable_output,
 )
@@ -106,7 +106,9 @@ def cmd_render(args: argparse.Namespace, console: Console) -> int:
     return EXIT_OK
 
 
-def _states(args: argparse.Namespace, fabric: Fabric, policy: Policy) -> tuple[dict, str]:
+def _states(
+    args: argparse.Namespace, fabric: Fabric, policy: Policy, readings: SnapshotReadings | None = None
+) -> tuple[dict, str]:
     if args.configs and args.snapshot:
         raise InputError("--configs/--snapshot", "give one source of state, not both")
     if args.allow_missing and not args.configs:
@@ -117,7 +119,8 @@ def _states(args: argparse.Namespace, fabric: Fabric, policy: Policy) -> tuple[d
             missing_configs(fabric, states, Path(args.configs))
         return states, f"configs {args.configs}"
     if args.snapshot:
-        return snapshot_states(fabric, Path(args.snapshot)), f"snapshot {args.snapshot}"
+        states = readings.current() if readings is not None else snapshot_states(fabric, Path(args.snapshot))
+        return states, f"snapshot {args.snapshot}"
     return intent_states(fabric, policy), "rendered intent"
 
 
@@ -159,9 +162,9 @@ def cmd_check(args: argparse.Namespace, console: Console) -> int:
         (option, Path(getattr(args, option))) for option in ("previous", "baseline") if getattr(args, option)
     ]
     snapshot = Path(args.snapshot) if args.snapshot and not args.configs else None
-    # The earlier readings are read beside the snapshot, on the other core.
-    with earlier_readings(fabric, snapshot, earlier) as readings:
-        states, source = _states(args, fabric, policy)
+    # The snapshot and its earlier readings are read by two processes, a share of the devices each.
+    with snapshot_readings(fabric, snapshot, earlier) as readings:
+        states, source = _states(args, fabric, policy, readings)
         # The fabric and its states live until the command ends: the collections that reading
         # earlier snapshots and building the report trigger need not walk their objects again.
         with frozen():
@@ -175,7 +178,7 @@ def _check_states(
     policy: Policy,
     states: dict[str, DeviceState],
     source: str,
-    readings: EarlierReadings | None,
+    readings: SnapshotReadings | None,
 ) -> int:
     earlier = {}
     for option in ("previous", "baseline"):

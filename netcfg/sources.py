@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import mmap
 import os
 import pickle
 import tempfile
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import IO
@@ -120,85 +123,192 @@ def snapshot_states(
     not a device of the inventory is refused, and so is a device's entry that is neither its file of
     outputs nor a folder.
     """
-    entries = device_entries(folder, fabric.devices)
+    reading = _Reading.of(fabric, folder, counters_only)
     shared: dict[tuple, object] = {}
-    if not entries:
-        raise InputError(
-            str(folder), f"snapshot is empty (expected a <device>{DEVICE_SUFFIX} file or folder per device)"
-        )
-    meta = _meta_devices(folder)
     states = {}
     # Thousands of states are built here and all of them live on: a collection of the young
     # generation finds nothing to free, and walks every one of them.
     with paused_gc(keep=True) as kept:
-        for name, path in entries.items():
-            if name in skip:
-                continue
-            device = fabric.devices.get(name)
-            if device is None:
-                raise InputError(str(path), f"device {name!r} is not in the inventory {fabric.source}")
-            entry = meta.get(name, {})
-            error = entry.get("error")
-            if error:
-                states[name] = device_state(device, {}, (error["kind"], error["message"]))
-            else:
-                outputs = read_device_outputs(path)
-                state = device_state(device, outputs, None, counters_only=counters_only)
-                states[name] = share_equal(state, shared)
-                states[name].read_at = entry.get("read_at")
-            kept.one_more()
+        for name in reading.entries:
+            if name not in skip:
+                states[name] = reading.state(fabric, name, shared)
+                kept.one_more()
     return states
 
 
-class EarlierReadings:
-    """A check's earlier readings (`--previous`, `--baseline`) of its `--snapshot`, each refused as
-    `check_earlier` refuses it, else read for its counters (`snapshot_states(counters_only=True)`).
+@dataclass(frozen=True)
+class _Reading:
+    """One snapshot to read: where each device's outputs are, and what `meta.json` says of it."""
 
-    `states` gives each reading, or raises what reading it raised, in the order reading them one
-    after the other raises it. Started by `earlier_readings` before the caller reads the snapshot
-    itself, they are read in a worker process on the machine's other core.
+    folder: Path
+    entries: dict[str, Path]
+    meta: dict[str, dict]
+    counters_only: bool
+
+    @classmethod
+    def of(cls, fabric: Fabric, folder: Path, counters_only: bool) -> _Reading:
+        entries = device_entries(folder, fabric.devices)
+        if not entries:
+            expected = f"a <device>{DEVICE_SUFFIX} file or folder per device"
+            raise InputError(str(folder), f"snapshot is empty (expected {expected})")
+        return cls(folder, entries, _meta_devices(folder), counters_only)
+
+    def state(self, fabric: Fabric, name: str, shared: dict[tuple, object]) -> DeviceState:
+        """Device `name`'s state, its tables shared with equal ones in `shared` (`share_equal`)."""
+        path = self.entries[name]
+        device = fabric.devices.get(name)
+        if device is None:
+            raise InputError(str(path), f"device {name!r} is not in the inventory {fabric.source}")
+        entry = self.meta.get(name, {})
+        error = entry.get("error")
+        if error:
+            return device_state(device, {}, (error["kind"], error["message"]))
+        outputs = read_device_outputs(path)
+        state = share_equal(device_state(device, outputs, None, counters_only=self.counters_only), shared)
+        state.read_at = entry.get("read_at")
+        return state
+
+
+class SnapshotReadings:
+    """A check's `--snapshot` and its earlier readings (`--previous`, `--baseline`; each refused as
+    `check_earlier` refuses it, else read for its counters, `snapshot_states(counters_only=True)`).
+
+    `current` gives the snapshot's states and `states` each earlier reading's, or raise what reading
+    them raised, in the order reading them one after the other raises it. Started by
+    `snapshot_readings`, where the machine has a core to spare they are read by two processes,
+    device by device (every reading of a device by one of them, `_Claims`).
     """
 
     def __init__(self, fabric: Fabric, snapshot: Path, earlier: Sequence[tuple[str, Path]]) -> None:
         self.fabric, self.snapshot, self.earlier = fabric, snapshot, list(earlier)
-        self._worker: tuple[ChildProcesses, IO[bytes]] | None = None
+        self._worker: tuple[ChildProcesses, IO[bytes], list[_Reading], _Claims] | None = None
+        self._current: dict[str, DeviceState] | None = None
         self._read: dict[str, dict[str, DeviceState]] | None = None
 
-    def states(self, option: str) -> dict[str, DeviceState]:
-        if self._read is None:
-            if self._worker is None:
-                found = _read_earlier(self.fabric, self.snapshot, self.earlier)
+    def current(self) -> dict[str, DeviceState]:
+        if self._current is None:
+            found = self._split() if self._worker is not None else None
+            if found is None:
+                # Read one after the other: also how a broken reading is named as it would be then.
+                self._current = snapshot_states(self.fabric, self.snapshot)
             else:
-                workers, spool = self._worker
-                (spooled,) = workers.results()  # what reading them raised is raised here
-                if spooled:
-                    spool.seek(0)
-                    # Unpickled states live on, as parsed ones do (see `paused_gc`).
-                    with paused_gc(keep=True):
-                        # Written by this run's own worker into a file no other process can open.
-                        found = pickle.load(spool)
-                else:  # the temporary folder's disk was full: read here after all
-                    found = _read_earlier(self.fabric, self.snapshot, self.earlier)
+                self._current, *earlier = found
+                self._read = dict(zip((o for o, _ in self.earlier), earlier, strict=True))
+        return self._current
+
+    def states(self, option: str) -> dict[str, DeviceState]:
+        self.current()
+        if self._read is None:
+            found = _read_earlier(self.fabric, self.snapshot, self.earlier)
             self._read = dict(zip((o for o, _ in self.earlier), found, strict=True))
         return self._read[option]
 
+    def _split(self) -> list[dict[str, DeviceState]] | None:
+        """Every reading's states, the devices this process claimed read here and the worker's
+        unpickled once it is done; None where either process failed (a broken reading, a full
+        disk)."""
+        assert self._worker is not None
+        workers, spool, readings, claims = self._worker
+        got: list[dict[str, DeviceState]] = [{} for _ in readings]
+        try:
+            _read_share(self.fabric, readings, iter(claims.last, None), got)
+            (spooled,) = workers.results()
+        except Exception:  # read again one after the other, which raises it in order
+            return None
+        if not spooled:
+            return None
+        spool.seek(0)
+        # Unpickled states live on, as parsed ones do (see `paused_gc`). Only now, with the worker
+        # gone: unpickled beside it, the states of both would be in memory at once.
+        with paused_gc(keep=True) as kept:
+            while True:
+                try:
+                    # An unpickler per batch: each was pickled with a memo of its own. Written by
+                    # this run's own worker into a file no other process can open.
+                    batch = pickle.load(spool)
+                except EOFError:
+                    break
+                for index, name, state in batch:
+                    got[index][name] = state
+                kept.one_more()
+        # In the order reading each snapshot whole gives its states.
+        return [{n: found[n] for n in r.entries} for r, found in zip(readings, got, strict=True)]
+
+
+class _Claims:
+    """The devices two processes read, each device claimed by one: the worker takes them from the
+    front, this process from the back, till the two meet. Neither waits for the other at the end,
+    however the machine's other work slows either of them.
+
+    Forked with the worker: the two ends are in memory both processes share, under a lock.
+    """
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = list(names)
+        self._memory = mmap.mmap(-1, 16)
+        self._ends = memoryview(self._memory).cast("q")
+        self._ends[0], self._ends[1] = 0, len(self.names)
+        self._lock = process_context().Lock()
+
+    def first(self) -> str | None:
+        """The worker's next device; None when none is left."""
+        with self._lock:
+            front = self._ends[0]
+            if front >= self._ends[1]:
+                return None
+            self._ends[0] = front + 1
+        return self.names[front]
+
+    def last(self) -> str | None:
+        """This process's next device; None when none is left."""
+        with self._lock:
+            back = self._ends[1] - 1
+            if back < self._ends[0]:
+                return None
+            self._ends[1] = back
+        return self.names[back]
+
+
+def _devices(readings: Sequence[_Reading]) -> list[str]:
+    """Every device of any of the readings, in the order of the first that holds it."""
+    return list(dict.fromkeys(name for r in readings for name in r.entries))
+
+
+def _read_share(
+    fabric: Fabric,
+    readings: Sequence[_Reading],
+    names: Iterable[str],
+    into: list[dict[str, DeviceState]],
+) -> None:
+    """Every reading of each device of `names`, one device after the other, into `into` (a dict per
+    reading). A device's earlier readings come first: its current one may take what they parsed of
+    outputs that did not change (an EOS running config)."""
+    shared: dict[tuple, object] = {}
+    with paused_gc(keep=True) as kept:
+        for name in names:
+            for index in reversed(range(len(readings))):
+                reading = readings[index]
+                if name in reading.entries:
+                    into[index][name] = reading.state(fabric, name, shared)
+            kept.one_more()
+
 
 @contextmanager
-def earlier_readings(
+def snapshot_readings(
     fabric: Fabric, snapshot: Path | None, earlier: Sequence[tuple[str, Path]]
-) -> Iterator[EarlierReadings | None]:
-    """`EarlierReadings` of `snapshot` (None without a snapshot or an earlier reading), read for
-    the block's duration in a forked worker process where the machine has a core to spare.
+) -> Iterator[SnapshotReadings | None]:
+    """`SnapshotReadings` of `snapshot` and its earlier readings (None without a snapshot or an
+    earlier reading), for the block's duration; where the machine has a core to spare, a forked
+    worker reads some of the devices in all of them (`_Claims`).
 
-    The worker writes the states into an unnamed temporary file as one pickle stream, read back
-    when they are asked for: sent through a pipe, the states would wait in both processes at once
-    (the worker blocked until the caller is done with its own snapshot), which at full size took
-    the check over its memory budget.
+    The worker writes its states into an unnamed temporary file as pickle streams, a batch of
+    devices at a time (so it holds only a batch), read back when they are asked for: sent through a
+    pipe, the states would wait in both processes at once.
     """
     if snapshot is None or not earlier:
         yield None
         return
-    readings = EarlierReadings(fabric, snapshot, earlier)
+    readings = SnapshotReadings(fabric, snapshot, earlier)
     spool = (
         _spool_file()
         if (os.cpu_count() or 1) > 1 and process_context().get_start_method() == "fork"
@@ -207,18 +317,29 @@ def earlier_readings(
     if spool is None:
         yield readings
         return
+    try:
+        # Refused here, this is refused again when read one after the other, in that order.
+        plan = [_Reading.of(fabric, snapshot, False)]
+        for option, folder in earlier:
+            check_earlier(snapshot, folder, f"--{option}")
+            plan.append(_Reading.of(fabric, folder, True))
+        claims = _Claims(_devices(plan))
+    except Exception:  # raised again when read one after the other, in that order
+        spool.close()
+        yield readings
+        return
     with spool:
-        job = (fabric, snapshot, list(earlier), spool.fileno())
-        with ChildProcesses(_spool_earlier, [job], progress=False) as workers:
-            readings._worker = (workers, spool)
+        job = (fabric, plan, claims, spool.fileno())
+        with ChildProcesses(_spool_share, [job], progress=False) as workers:
+            readings._worker = (workers, spool, plan, claims)
             yield readings
 
 
 def _spool_file() -> IO[bytes] | None:
     """An unnamed temporary file (gone with the last process holding it, however it ends); None
-    where there is no writable temporary folder: the earlier readings are then read in-process."""
+    where there is no writable temporary folder: the readings are then read in-process."""
     try:
-        return tempfile.TemporaryFile(prefix="netcfg-earlier-")
+        return tempfile.TemporaryFile(prefix="netcfg-readings-")
     except OSError:
         return None
 
@@ -234,17 +355,27 @@ def _read_earlier(
     return found
 
 
-def _spool_earlier(job: tuple[Fabric, Path, list[tuple[str, Path]], int], progress: object) -> bool:
-    """The worker's job: `_read_earlier`, pickled into the file it inherited (forked); False where
-    the file could not be written."""
-    fabric, snapshot, earlier, fd = job
-    found = _read_earlier(fabric, snapshot, earlier)
+# Devices whose states the worker pickles at a time: what it holds before writing them.
+_BATCH = 100
+
+
+def _spool_share(job: tuple[Fabric, list[_Reading], _Claims, int], progress: object) -> bool:
+    """The worker's job: `_read_share` of the devices it claims, pickled a batch of devices at a
+    time into the file it inherited (forked); False where the file could not be written."""
+    fabric, readings, claims, fd = job
     try:
+        # Claimed one at a time, as each is read: the last claimed is never far from done.
+        claimed = iter(claims.first, None)
         with os.fdopen(os.dup(fd), "wb") as out:
-            pickle.dump(found, out, protocol=pickle.HIGHEST_PROTOCOL)
+            while True:
+                got: list[dict[str, DeviceState]] = [{} for _ in readings]
+                _read_share(fabric, readings, itertools.islice(claimed, _BATCH), got)
+                batch = [(i, name, state) for i, found in enumerate(got) for name, state in found.items()]
+                if not batch:
+                    return True
+                pickle.dump(batch, out, protocol=pickle.HIGHEST_PROTOCOL)
     except OSError:
         return False
-    return True
 
 
 def unchanged_devices(before: Path, after: Path) -> set[str]:

@@ -139,20 +139,19 @@ def _number(text: str) -> int:
 
 def _read_interfaces(text: str, read: _Read) -> None:
     port: _Port | None = None
-    for m in _INTERFACE_LINES.finditer("\n" + text):
-        name, speed, changes, crc = m.group("name", "speed", "changes", "crc")
-        if name is not None:
-            port = read.ports[name] = _Port(up=m.group("proto") == "up")
+    ports = read.ports
+    # `findall`'s tuples ('' for a group that took no part: each group that does matches something).
+    for name, proto, speed, unit, changes, crc, symbol, discards, _ in _INTERFACE_LINES.findall("\n" + text):
+        if name:
+            port = ports[name] = _Port(up=proto == "up")
         elif port is None:
             continue
-        elif speed is not None:
-            port.speed_gbps = _gbps(speed, m.group("unit"))
-        elif changes is not None:
+        elif speed:
+            port.speed_gbps = _gbps(speed, unit)
+        elif changes:
             port.changes = _number(changes)
-        elif crc is not None:
-            port.crc, port.symbol, port.discards = (
-                _number(m.group(g)) for g in ("crc", "symbol", "discards")
-            )
+        elif crc:
+            port.crc, port.symbol, port.discards = _number(crc), _number(symbol), _number(discards)
         else:
             # A line that is not part of a port's indented block ends the block.
             port = None

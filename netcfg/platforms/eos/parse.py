@@ -17,6 +17,7 @@ from netcfg.model import (
     StaticRoute,
     Watchdog,
     port_copy,
+    state_copy,
 )
 from netcfg.parsing import many, one, ttp_parse
 from netcfg.platforms.eos.commands import (
@@ -147,7 +148,7 @@ def parse_outputs(outputs: dict[str, str], device: Device) -> DeviceState:
     """DeviceState of a switch's collected outputs, keyed by snapshot file name."""
     running = outputs.get(SHOW_RUNNING.file)
     if running is not None:
-        state = parse_config(running, device)
+        state = _COUNTED_CONFIGS.pop((device.name, running), None) or parse_config(running, device)
         why = state.unparsed.pop(RUNNING_CONFIG, None)
         if why is None and not re.search(r"^end\s*$", running, re.M):
             # EOS always closes the running config with `end`: without it the output was cut short.
@@ -184,12 +185,24 @@ def parse_counters(outputs: dict[str, str], device: Device) -> DeviceState:
     """The counters of `parse_outputs` and their facets, without LLDP or the version: which PFC
     watchdog queues a port counts storms on is the running config's, so that is parsed too."""
     running = outputs.get(SHOW_RUNNING.file)
-    state = (
-        parse_config(running, device) if running is not None else DeviceState(name=device.name, platform=NAME)
-    )
+    if running is None:
+        state = DeviceState(name=device.name, platform=NAME)
+    else:
+        config = parse_config(running, device)
+        _COUNTED_CONFIGS.clear()
+        _COUNTED_CONFIGS[(device.name, running)] = config
+        # The counters are read into a copy: the config's own state is kept as parsed.
+        state = state_copy(config, config.name)
+        state.interfaces = {name: port_copy(port, name) for name, port in config.interfaces.items()}
     state.facets = frozenset()
     read_counters(outputs, state)
     return state
+
+
+# The running config parsed for the counters of a switch's earlier reading, by (switch, text): a
+# check reads each switch's earlier readings right before its current one (`sources._read_share`),
+# which most often holds the same config, and takes this parse of it.
+_COUNTED_CONFIGS: dict[tuple[str, str], DeviceState] = {}
 
 
 def _read_lldp(state: DeviceState, outputs: dict[str, str]) -> None:
