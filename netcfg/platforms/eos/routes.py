@@ -1,0 +1,42 @@
+"""EOS's route table, `show ip route | json`: VRFs by name, each with its routes by prefix, every
+route its type (`connected`, `static`, `eBGP`, ...) and the `vias` it forwards by. Only the default
+VRF carries the fabric; a management VRF a collector printed with it is left out."""
+
+from __future__ import annotations
+
+import re
+
+from netcfg.model import InstalledRoute, NextHop
+from netcfg.platforms.routes import RouteTable, read_json
+
+_PREFIX = re.compile(r"[0-9a-fA-F.:]+/\d{1,3}")
+# EOS's route types by what they are to netcfg; any other keeps EOS's own name.
+_PROTOCOLS = {"connected": "connected", "static": "static", "eBGP": "bgp", "iBGP": "bgp", "bgp": "bgp"}
+_SHAPE = "expected `show ip route | json`: {'vrfs': {'default': {'routes': {prefix: route}}}}"
+
+
+def read_routes(text: str) -> RouteTable:
+    data = read_json(text, "`show ip route | json`")
+    if isinstance(data, str):
+        return data
+    vrf = data.get("vrfs", {}).get("default") if isinstance(data, dict) else None
+    table = vrf.get("routes") if isinstance(vrf, dict) else None
+    if not isinstance(table, dict):
+        return _SHAPE
+    routes = []
+    for prefix, route in table.items():
+        vias = route.get("vias", []) if isinstance(route, dict) else None
+        if not _PREFIX.fullmatch(prefix) or not isinstance(vias, list):
+            return f"{prefix[:60]!r}: {_SHAPE}"
+        hops = []
+        for via in vias:
+            if not isinstance(via, dict):
+                return f"{prefix}: a via that is not an object"
+            hops.append(NextHop(_text(via.get("nexthopAddr")), _text(via.get("interface"))))
+        kind = str(route.get("routeType", "unknown"))
+        routes.append(InstalledRoute(prefix, _PROTOCOLS.get(kind, kind), tuple(hops)))
+    return routes
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
