@@ -19,7 +19,8 @@ def read_routes(text: str) -> RouteTable:
     data = read_json(text, "`show ip route | json`")
     if isinstance(data, str):
         return data
-    vrf = data.get("vrfs", {}).get("default") if isinstance(data, dict) else None
+    vrfs = data.get("vrfs") if isinstance(data, dict) else None
+    vrf = vrfs.get("default") if isinstance(vrfs, dict) else None
     table = vrf.get("routes") if isinstance(vrf, dict) else None
     if not isinstance(table, dict):
         return _SHAPE
