@@ -6,6 +6,7 @@ its next hops that are in the FIB. It registers no platform; the platforms that 
 
 from __future__ import annotations
 
+import json
 import re
 
 from netcfg.model import InstalledRoute, NextHop
@@ -54,3 +55,42 @@ def _next_hops(found: object) -> tuple[NextHop, ...] | None:
 
 def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
+
+
+def render_routes(routes: list[InstalledRoute]) -> str:
+    """`show ip route json` of a default VRF holding these routes, as zebra prints it (for the lab)."""
+    table = {}
+    for route in routes:
+        connected = route.attached
+        table[route.prefix] = [
+            {
+                "prefix": route.prefix,
+                "prefixLen": int(route.prefix.rsplit("/", 1)[1]),
+                "protocol": route.protocol,
+                "vrfId": 0,
+                "vrfName": "default",
+                "selected": True,
+                "destSelected": True,
+                "distance": 0 if connected else 20,
+                "metric": 0,
+                "installed": True,
+                "table": 254,
+                "internalStatus": 16,
+                "internalFlags": 8,
+                "internalNextHopNum": len(route.next_hops),
+                "internalNextHopActiveNum": len(route.next_hops),
+                "uptime": "1d02h11m",
+                "nexthops": [
+                    {
+                        "flags": 3,
+                        "fib": True,
+                        **({"directlyConnected": True} if connected else {"ip": hop.address, "afi": "ipv4"}),
+                        "interfaceName": hop.interface,
+                        "active": True,
+                        **({} if connected else {"weight": 1}),
+                    }
+                    for hop in route.next_hops
+                ],
+            }
+        ]
+    return json.dumps(table, indent=2) + "\n"

@@ -4,6 +4,7 @@ VRF carries the fabric; a management VRF a collector printed with it is left out
 
 from __future__ import annotations
 
+import json
 import re
 
 from netcfg.model import InstalledRoute, NextHop
@@ -41,3 +42,33 @@ def read_routes(text: str) -> RouteTable:
 
 def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
+
+
+def render_routes(routes: list[InstalledRoute]) -> str:
+    """`show ip route | json` of a default VRF holding these routes, as EOS prints it (for the lab)."""
+    table = {}
+    for route in routes:
+        kind = "eBGP" if route.protocol == "bgp" else route.protocol
+        entry: dict[str, object] = {
+            "kernelProgrammed": True,
+            "directlyConnected": route.attached,
+            "routeAction": "forward",
+            "routeLeaked": False,
+            "vias": [
+                {k: v for k, v in (("nexthopAddr", hop.address), ("interface", hop.interface)) if v}
+                for hop in route.next_hops
+            ],
+            "hardwareProgrammed": True,
+            "routeType": kind,
+        }
+        if not route.attached:
+            entry |= {"metric": 0, "preference": 200}
+        table[route.prefix] = entry
+    vrf = {
+        "routes": table,
+        "allRoutesProgrammedKernel": True,
+        "routingDisabled": False,
+        "allRoutesProgrammedHardware": True,
+        "defaultRouteState": "notSet",
+    }
+    return json.dumps({"vrfs": {"default": vrf}}, indent=4) + "\n"

@@ -60,3 +60,23 @@ def read_routes(text: str) -> RouteTable:
     if not seen_table:
         return "no '<table>: N destinations, M routes' line: expected the text of `show route table inet.0`"
     return routes
+
+
+def render_routes(routes: list[InstalledRoute]) -> str:
+    """`show route table inet.0` of a table holding these routes, as Junos prints it (for the lab)."""
+    n = len(routes)
+    lines = [
+        "",
+        f"inet.0: {n} destinations, {n} routes ({n} active, 0 holddown, 0 hidden)",
+        "+ = Active Route, - = Last Active, * = Both",
+        "",
+    ]
+    for route in routes:
+        if route.attached:
+            lines.append(f"{route.prefix:<19}*[Direct/0] 1d 02:12:00")
+            lines += [f"                    >  via {hop.interface}.0" for hop in route.next_hops]
+            continue
+        lines.append(f"{route.prefix:<19}*[BGP/170] 1d 02:11:03, localpref 100")
+        lines.append("                      AS path: 65000 I, validation-state: unverified")
+        lines += [f"                    >  to {hop.address} via {hop.interface}.0" for hop in route.next_hops]
+    return "\n".join([*lines, "", "{master:0}"]) + "\n"

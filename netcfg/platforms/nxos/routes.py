@@ -54,3 +54,28 @@ def read_routes(text: str) -> RouteTable:
     if not seen_table:
         return "no 'IP Route Table for VRF' line: expected the text of `show ip route`"
     return routes
+
+
+_HEADER = """IP Route Table for VRF "default"
+'*' denotes best ucast next-hop
+'**' denotes best mcast next-hop
+'[x/y]' denotes [preference/metric]
+'%<string>' in via output denotes VRF <string>
+
+"""
+
+
+def render_routes(routes: list[InstalledRoute]) -> str:
+    """`show ip route` of a default VRF holding these routes, as NX-OS prints it (for the lab)."""
+    lines = [_HEADER.rstrip("\n"), ""]
+    for route in routes:
+        attached = ", attached" if route.attached else ""
+        lines.append(f"{route.prefix}, ubest/mbest: {len(route.next_hops)}/0{attached}")
+        for hop in route.next_hops:
+            port = (hop.interface or "").replace("Ethernet", "Eth", 1)
+            if route.attached:
+                own = route.prefix.split("/")[0]
+                lines.append(f"    *via {own}, {port}, [0/0], 1d02h, direct")
+            else:
+                lines.append(f"    *via {hop.address}, {port}, [20/0], 1d02h, bgp-65000, external, tag 65000")
+    return "\n".join(lines) + "\n"
