@@ -369,7 +369,7 @@ def cmd_lab_snapshot(args: argparse.Namespace, console: Console) -> int:
 
     fabric, policy = load(args.inventory)
     faults = load_faults(Path(args.faults) if args.faults else None, fabric)
-    path = write_simulated_snapshot(fabric, policy, faults, Path(args.output))
+    path = write_simulated_snapshot(fabric, policy, faults, Path(args.output), routes=args.routes)
     console.print(f"wrote simulated snapshot of {len(fabric.devices)} devices to {path}/")
     return EXIT_OK
 
@@ -413,6 +413,7 @@ def _collect_options(args: argparse.Namespace) -> CollectOptions:
         jitter_s=args.jitter,
         known_hosts=known_hosts,
         progress=sys.stdout.isatty(),
+        routes=args.routes,
     )
 
 
@@ -789,6 +790,9 @@ def build_parser() -> argparse.ArgumentParser:
     ls.add_argument("inventory")
     ls.add_argument("--faults", help="faults YAML applied to the simulated devices")
     ls.add_argument("-o", "--output", required=True)
+    ls.add_argument(
+        "--routes", action="store_true", help="with each switch's route table, as --routes collects"
+    )
     lsv = lab.add_parser("serve", help="serve the fabric's simulated devices over SSH on 127.0.0.1")
     lsv.add_argument("inventory")
     lsv.add_argument("--faults", help="faults YAML (settings and transport faults per device)")
@@ -909,6 +913,11 @@ def add_collect_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--known-hosts", default="~/.ssh/known_hosts", help="known_hosts file for host-key checks")
     p.add_argument("--no-host-key-check", action="store_true", help="accept any host key (labs only)")
+    p.add_argument(
+        "--routes",
+        action="store_true",
+        help="also collect each switch's route table, for the deadlock analysis of the installed routes",
+    )
     p.add_argument("--connections", help="JSON device -> {hostname, port} (as `netcfg lab serve` writes)")
     p.add_argument("--device", help="only devices whose name matches this glob")
     p.add_argument("--role", choices=["leaf", "spine", "superspine", "host"])
