@@ -10,6 +10,7 @@ from types import SimpleNamespace
 from typing import ClassVar
 
 from netcfg.model import Device, DeviceState, InstalledRoute, InterfaceState, PortCounters
+from netcfg.platforms.eos import routes as route_tables
 from netcfg.platforms.eos.commands import (
     NAME,
     SHOW_INTERFACES,
@@ -135,7 +136,7 @@ class EosSimulator(Simulator):
     model: ClassVar[str | None] = "DCS-7060X6-64PE"
 
     def render_routes(self, routes: list[InstalledRoute]) -> str | None:
-        return routes.render_routes(routes)
+        return route_tables.render_routes(routes)
 
     def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:
         return render_outputs(state)

@@ -10,6 +10,7 @@ from typing import ClassVar
 
 from netcfg.model import Device, DeviceState, InstalledRoute, LldpNeighbor, PortCounters, port_sort_key
 from netcfg.platforms.junos import facts, render
+from netcfg.platforms.junos import routes as route_tables
 from netcfg.platforms.junos.commands import (
     SHOW_CONFIG,
     SHOW_CONFIG_COUNT,
@@ -40,7 +41,7 @@ class JunosSimulator(Simulator):
     model: ClassVar[str | None] = "qfx5240-64od"
 
     def render_routes(self, routes: list[InstalledRoute]) -> str | None:
-        return routes.render_routes(routes)
+        return route_tables.render_routes(routes)
 
     def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:
         config = render.render_config(state)

@@ -8,6 +8,7 @@ import zlib
 from typing import ClassVar
 
 from netcfg.model import Device, DeviceState, InstalledRoute, InterfaceState, PortCounters, Watchdog
+from netcfg.platforms.nxos import routes as route_tables
 from netcfg.platforms.nxos.commands import (
     SHOW_ERRORS,
     SHOW_INTERFACE,
@@ -233,7 +234,7 @@ class NxosSimulator(Simulator):
     model: ClassVar[str | None] = "Nexus9000 C9364D-GX2A"
 
     def render_routes(self, routes: list[InstalledRoute]) -> str | None:
-        return routes.render_routes(routes)
+        return route_tables.render_routes(routes)
 
     def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:
         return outputs(state)
