@@ -209,12 +209,14 @@ def cmd_lossless(args: argparse.Namespace, console: Console) -> int:
     """The fabric-wide rules alone (lossless domain, PFC deadlock, load balancing), with what the
     deadlock analysis judged."""
     from netcfg.checks.lossless import deadlock_analysis
+    from netcfg.checks.routes import route_analysis
     from netcfg.rules import CheckContext
 
     fabric, policy = load_checked(args.inventory, args)
     states, source = _states(args, fabric, policy)
     findings = [f for f in run_checks(fabric, policy, states) if f.rule.startswith(LOSSLESS_RULES)]
-    analysis = deadlock_analysis(CheckContext(fabric, policy, states))
+    ctx = CheckContext(fabric, policy, states)
+    analysis = deadlock_analysis(ctx)
     # Machine formats keep stdout to themselves: the analysis' headline goes to stderr then.
     if args.format != "table":
         console = Console(stderr=True)
@@ -226,6 +228,16 @@ def cmd_lossless(args: argparse.Namespace, console: Console) -> int:
             Text(
                 f"deadlock: {analysis.scenarios} scenarios judged (plan, links down now, single and "
                 f"sampled double link failures); {analysis.with_cycle} with a cyclic buffer dependency"
+            )
+        )
+    tables = route_analysis(ctx)
+    if tables is not None:
+        console.print(
+            Text(
+                f"route tables: {tables.switches - len(tables.missing)} of {tables.switches} switches; "
+                f"{tables.destinations} destinations, {len(tables.unknown)} without a verdict; "
+                f"{len(tables.valleys)} valley routes, {'a' if tables.cycle else 'no'} cyclic buffer "
+                "dependency"
             )
         )
     report = Report(fabric.name, source, len(states), findings, inventory=fabric.source)
