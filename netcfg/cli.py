@@ -682,7 +682,7 @@ def cmd_demo(args: argparse.Namespace, console: Console) -> int:
     try:
         # SIGTERM, as Ctrl-C, stops the lab and releases the demo's folder.
         with raise_on_signals():
-            result = run_demo(fabric, policy, faults, Path(args.out), _notes(args, console))
+            result = run_demo(fabric, policy, faults, Path(args.out), _notes(args, console), args.routes)
     except Interrupted as exc:
         return _interrupted(exc)
     result.report.inventory = fabric.source
@@ -903,6 +903,7 @@ def build_parser() -> argparse.ArgumentParser:
     de.add_argument("inventory", nargs="?", help="inventory to simulate (default: the bundled lab)")
     de.add_argument("--faults", help="faults YAML (default: faults.yaml beside the inventory)")
     de.add_argument("--out", default="out/demo", help="where snapshots and reports go (default ./out/demo)")
+    de.add_argument("--routes", action="store_true", help="the audits also collect each switch's route table")
     add_report_args(de)
     return p
 
