@@ -302,7 +302,7 @@ def send(conn: BaseConnection, command: str, timeout_s: float) -> str:
     )
 
 
-def _batches(platform: Platform, device: Device, opts: CollectOptions) -> list[Batch]:
+def collected_batches(platform: Platform, device: Device, opts: CollectOptions) -> list[Batch]:
     """The platform's command lines, and with `--routes` its route table on a line of its own: the
     table is the largest output, and a switch too slow to print it keeps every other output."""
     batches = platform.batches(device)
@@ -327,7 +327,7 @@ def _exec_session(
     try:
         conn = host.open_connection(EXEC_PLUGIN, task.nornir.config, extras=extras)
         opened = True
-        for batch in _batches(platform, device, opts):
+        for batch in collected_batches(platform, device, opts):
             t = time.monotonic()
             # Without its last line break, as netmiko's shell session gives an output (the prompt's
             # line taken with it): a host's snapshot is the same whichever way it was read.
@@ -354,7 +354,7 @@ def _session(
     conn = None
     try:
         conn = session_class(host.platform)(**_netmiko_args(host, sock, opts))
-        for batch in _batches(platform, device, opts):
+        for batch in collected_batches(platform, device, opts):
             t = time.monotonic()
             text = send(conn, batch.cli, opts.timeout_s)
             elapsed = round(time.monotonic() - t, 4)
