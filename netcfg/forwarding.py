@@ -91,6 +91,10 @@ class _Tables:
             None
         ] * len(self.names)
         self._sets: list[dict[tuple[NextHop, ...], int]] = [{} for _ in self.names]
+        # The same by the identity of the tuple: parsers give the routes of one table that forward
+        # alike one tuple of next hops, and hashing a tuple of 64 next hops per lookup would cost
+        # more than the rest of the analysis. The tables hold the tuples, so no identity is reused.
+        self._by_id: list[dict[int, int]] = [{} for _ in self.names]
         # Per hop set: its switch, the switches it reaches, those of a lower tier, whether it goes up.
         self.members: list[tuple[int, ...]] = []
         self.down: list[tuple[int, ...]] = []
@@ -99,8 +103,12 @@ class _Tables:
         self.via: dict[tuple[int, int], tuple[NextHop, str]] = {}
 
     def hop_set(self, node: int, route: InstalledRoute) -> int:
+        known = self._by_id[node].get(id(route.next_hops))
+        if known is not None:
+            return known
         known = self._sets[node].get(route.next_hops)
         if known is not None:
+            self._by_id[node][id(route.next_hops)] = known
             return known
         reached: list[int] = []
         for hop in route.next_hops:
@@ -115,7 +123,7 @@ class _Tables:
         self.members.append(tuple(reached))
         self.down.append(tuple(r for r in reached if self.tier[r] < here))
         self.goes_up.append(any(self.tier[r] > here for r in reached))
-        self._sets[node][route.next_hops] = found
+        self._sets[node][route.next_hops] = self._by_id[node][id(route.next_hops)] = found
         return found
 
     def _port(self, node: int, hop: NextHop) -> str | None:
@@ -174,17 +182,22 @@ class _Tables:
         destination and its less specific prefixes), and the prefix of the route it matched."""
         sets: list[int] = []
         matched: list[str | None] = []
+        exact, wider = covers[0], covers[1:]
+        by_id, hop_set = self._by_id, self.hop_set
         for node, table in enumerate(self.tables):
             if table is None:
                 sets.append(_NO_TABLE)
                 matched.append(None)
                 continue
-            route = next((r for c in covers if (r := table.get(c)) is not None), None)
+            route = table.get(exact)
+            if route is None:
+                route = next((r for c in wider if (r := table.get(c)) is not None), None)
             if route is None:
                 sets.append(_NO_ROUTE)
                 matched.append(None)
             else:
-                sets.append(self.hop_set(node, route))
+                known = by_id[node].get(id(route.next_hops))
+                sets.append(known if known is not None else hop_set(node, route))
                 matched.append(route.prefix)
         return sets, matched
 

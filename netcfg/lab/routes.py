@@ -69,26 +69,32 @@ def lab_routes(fabric: Fabric) -> dict[str, list[InstalledRoute]]:
                 InstalledRoute(prefix, "connected", (NextHop(None, local.interface),))
             )
     subnets = leaf_subnets(fabric)
+    # A switch reaches most leaves by the same neighbours (a leaf: all its spines): one tuple each.
+    shared: dict[tuple[str, tuple[str, ...]], tuple[NextHop, ...]] = {}
+    neighbours = {name: sorted(peers) for name, peers in ports.items()}
     for leaf, (prefix, port) in subnets.items():
         tables[leaf].append(InstalledRoute(prefix, "connected", (NextHop(None, port),)))
-        for node, closer in _best_paths(ports, leaf).items():
-            hops = tuple(
-                NextHop(address[fabric.peer(local)], local.interface)  # type: ignore[index]
-                for peer in closer
-                for local in ports[node][peer]
-            )
+        for node, closer in _best_paths(neighbours, leaf).items():
+            key = (node, tuple(closer))
+            hops = shared.get(key)
+            if hops is None:
+                hops = shared[key] = tuple(
+                    NextHop(address[fabric.peer(local)], local.interface)  # type: ignore[index]
+                    for peer in closer
+                    for local in ports[node][peer]
+                )
             tables[node].append(InstalledRoute(prefix, "bgp", hops))
     return tables
 
 
-def _best_paths(ports: dict[str, dict[str, list[Endpoint]]], dest: str) -> dict[str, list[str]]:
+def _best_paths(neighbours: dict[str, list[str]], dest: str) -> dict[str, list[str]]:
     """Each switch's neighbours one hop closer to `dest` (breadth first, ties kept: ECMP)."""
     dist = {dest: 0}
     closer: dict[str, list[str]] = {}
     queue = deque([dest])
     while queue:
         node = queue.popleft()
-        for peer in sorted(ports[node]):
+        for peer in neighbours[node]:
             if peer not in dist:
                 dist[peer] = dist[node] + 1
                 queue.append(peer)
