@@ -236,8 +236,12 @@ def cmd_lossless(args: argparse.Namespace, console: Console) -> int:
             Text(
                 f"route tables: {tables.switches - len(tables.missing)} of {tables.switches} switches; "
                 f"{tables.destinations} destinations, {len(tables.unknown)} without a verdict; "
-                f"{len(tables.valleys)} valley routes, {'a' if tables.cycle else 'no'} cyclic buffer "
-                "dependency"
+                f"{len(tables.valleys)} valley routes, "
+                + (
+                    f"{'a' if tables.cycle else 'no'} cyclic buffer dependency"
+                    if tables.searched
+                    else "no cycle search (over its budget; every cycle needs a valley route)"
+                )
             )
         )
     report = Report(fabric.name, source, len(states), findings, inventory=fabric.source)

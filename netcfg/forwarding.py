@@ -18,10 +18,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections import deque
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-
-import networkx as nx
 
 from netcfg.model import DeviceState, Endpoint, Fabric, InstalledRoute, NextHop, Role
 
@@ -59,6 +56,8 @@ class RouteAnalysis:
     cycle: tuple[tuple[Endpoint, Endpoint], ...] | None = None
     # The destinations whose dependencies close the cycle.
     cycle_destinations: list[str] = field(default_factory=list)
+    # False where the cycle search was over its budget (netcfg.forwarding.SEARCH_BUDGET) and not run.
+    searched: bool = True
 
     def describe_cycle(self) -> str:
         return " -> ".join(f"{tail}>{head}" for tail, head in self.cycle or ())
@@ -97,6 +96,7 @@ class _Tables:
         self._by_id: list[dict[int, int]] = [{} for _ in self.names]
         # Per hop set: its switch, the switches it reaches, those of a lower tier, whether it goes up.
         self.members: list[tuple[int, ...]] = []
+        self.member_sets: list[frozenset[int]] = []
         self.down: list[tuple[int, ...]] = []
         self.goes_up: list[bool] = []
         # (switch, next switch) -> the next hop and port it leaves by (the first route that says).
@@ -121,6 +121,7 @@ class _Tables:
         here = self.tier[node]
         found = len(self.members)
         self.members.append(tuple(reached))
+        self.member_sets.append(frozenset(reached))
         self.down.append(tuple(r for r in reached if self.tier[r] < here))
         self.goes_up.append(any(self.tier[r] > here for r in reached))
         self._sets[node][route.next_hops] = self._by_id[node][id(route.next_hops)] = found
@@ -224,42 +225,48 @@ def _covers(prefix: str) -> list[str]:
     return [prefix, *(str(net.supernet(new_prefix=n)) for n in range(net.prefixlen - 1, -1, -1))]
 
 
-def _carried(tables: _Tables, sets: list[int], owners: frozenset[int]) -> tuple[set[tuple[int, int]], bool]:
-    """The channels traffic toward the destination crosses, from every leaf that does not own it,
-    and whether it reaches a switch whose table is unknown (or starts at a leaf without one)."""
-    members = tables.members
-    seen = set()
-    channels: set[tuple[int, int]] = set()
-    queue = deque(leaf for leaf in tables.leaves if leaf not in owners)
-    unknown = False
-    while queue:
-        node = queue.popleft()
-        if node in seen:
-            continue
-        seen.add(node)
-        found = sets[node]
-        if found == _NO_TABLE:
-            unknown = True
-            continue
-        if found == _NO_ROUTE or node in owners:
-            continue
-        for nxt in members[found]:
-            channels.add((node, nxt))
-            if nxt not in seen:
-                queue.append(nxt)
-    return channels, unknown
+@dataclass(slots=True)
+class _Pattern:
+    """Destinations every switch forwards alike: their owners, each switch's hop set, and the
+    switches their traffic reaches from the leaves that do not own them."""
+
+    prefixes: list[str]
+    owners: frozenset[int]
+    sets: list[int]
+    matched: list[str | None]
+    reached: set[int] = field(default_factory=set)
+    unknown: bool = False
+
+    def carries(self, tail: int, head: int, members: list[frozenset[int]]) -> bool:
+        """Whether the destinations' traffic crosses the channel `tail` -> `head`."""
+        mine = self.sets[tail]
+        return tail in self.reached and mine >= 0 and tail not in self.owners and head in members[mine]
 
 
-def _dependencies(
-    tables: _Tables, sets: list[int], owners: frozenset[int], channels: set[tuple[int, int]]
-) -> Iterator[tuple[tuple[int, int], tuple[int, int]]]:
-    """(in-channel, out-channel): traffic toward the destination that a switch receives on one and
-    forwards on the other (an owner delivers it, and waits on no other switch)."""
-    for tail, node in channels:
-        if node in owners or sets[node] < 0:
-            continue
-        for nxt in tables.members[sets[node]]:
-            yield (tail, node), (node, nxt)
+def _reach(tables: _Tables, pattern: _Pattern) -> None:
+    """The switches the pattern's traffic reaches, breadth first from every leaf that does not own
+    it, and whether it reaches one whose table is unknown (or starts at a leaf without one)."""
+    members, sets, owners = tables.member_sets, pattern.sets, pattern.owners
+    frontier = {leaf for leaf in tables.leaves if leaf not in owners}
+    seen = set(frontier)
+    while frontier:
+        found: set[int] = set()
+        for node in frontier:
+            mine = sets[node]
+            if mine == _NO_TABLE:
+                pattern.unknown = True
+            elif mine >= 0 and node not in owners:
+                found |= members[mine]
+        frontier = found - seen
+        seen |= frontier
+    pattern.reached = seen
+
+
+# The witness search follows channels through every destination's forwarding (a cycle may close
+# over destinations that take no valley themselves); beyond this many channel-by-destination steps
+# it is not run, and the analysis says so instead of claiming no cycle. The valleys, which every
+# cycle needs, are named either way.
+SEARCH_BUDGET = 3_000_000
 
 
 def analyse_routes(fabric: Fabric, states: dict[str, DeviceState]) -> RouteAnalysis | None:
@@ -271,28 +278,29 @@ def analyse_routes(fabric: Fabric, states: dict[str, DeviceState]) -> RouteAnaly
     result = RouteAnalysis(switches=len(tables.names))
     result.missing = [name for name, table in zip(tables.names, tables.tables, strict=True) if table is None]
     complete = not result.missing
-    patterns: dict[tuple, list[str]] = {}
-    matched_of: dict[tuple, list[str | None]] = {}
+    patterns: dict[tuple, _Pattern] = {}
     for prefix, owners in sorted(tables.destinations().items()):
         sets, matched = tables.forwarding(_covers(prefix))
         key = (owners, *sets)
-        patterns.setdefault(key, []).append(prefix)
-        matched_of.setdefault(key, matched)
-    result.destinations = sum(len(p) for p in patterns.values())
+        if key in patterns:
+            patterns[key].prefixes.append(prefix)
+        else:
+            patterns[key] = _Pattern([prefix], owners, sets, matched)
+    result.destinations = sum(len(p.prefixes) for p in patterns.values())
     seen: set[tuple[int, str | None, int, int]] = set()
-    names = tables.names
-    for key, prefixes in patterns.items():
-        owners, sets = key[0], list(key[1:])
-        turns = _turns(tables, sets, owners)
+    names, members = tables.names, tables.member_sets
+    turning: list[_Pattern] = []
+    for pattern in patterns.values():
+        turns = _turns(tables, pattern.sets, pattern.owners)
         if not turns and complete:
             continue
-        channels, unknown = _carried(tables, sets, owners)
-        if unknown:
-            result.unknown += prefixes
-        carried = [(x, y, z) for x, y, z in turns if (x, y) in channels]
-        if not carried:
-            continue
-        matched = matched_of[key]
+        _reach(tables, pattern)
+        if pattern.unknown:
+            result.unknown += pattern.prefixes
+        carried = [(x, y, z) for x, y, z in turns if pattern.carries(x, y, members)]
+        if carried:
+            turning.append(pattern)
+        matched = pattern.matched
         for x, y, z in carried:
             if (y, matched[y], z, x) in seen:
                 continue
@@ -300,11 +308,18 @@ def analyse_routes(fabric: Fabric, states: dict[str, DeviceState]) -> RouteAnaly
             hop, port = tables.via[(y, z)]
             result.valleys.append(
                 RouteValley(
-                    names[y], prefixes[0], matched[y] or "", hop, port, names[z], names[x], matched[x] or ""
+                    names[y],
+                    pattern.prefixes[0],
+                    matched[y] or "",
+                    hop,
+                    port,
+                    names[z],
+                    names[x],
+                    matched[x] or "",
                 )
             )
     if result.valleys:
-        _witness(tables, patterns, result)
+        _witness(tables, list(patterns.values()), turning, result)
     return result
 
 
@@ -324,36 +339,75 @@ def _turns(tables: _Tables, sets: list[int], owners: frozenset[int]) -> list[tup
     return found
 
 
-def _witness(
-    tables: _Tables,
-    patterns: dict[tuple, list[str]],
-    result: RouteAnalysis,
+def _witness(tables: _Tables, every: list[_Pattern], turning: list[_Pattern], result: RouteAnalysis) -> None:
+    """The shortest cycle of channels through a valley in use: first over the destinations that
+    take valleys (a cycle found there is one of the whole graph), then over every destination if
+    that fits SEARCH_BUDGET; beyond it, `result.searched` says the search was not run."""
+    valleys = [
+        (tables.index[v.sender], tables.index[v.device], tables.index[v.toward]) for v in result.valleys
+    ]
+    for judged in (turning, every):
+        if judged is every:
+            if len(every) == len(turning):
+                break
+            if len(every) * 2 * sum(len(m) for m in tables.member_sets) > SEARCH_BUDGET:
+                result.searched = False
+                return
+            for pattern in every:
+                if not pattern.reached:
+                    _reach(tables, pattern)
+        best: list[tuple[int, int]] | None = None
+        for x, y, z in valleys:
+            path = _shortest(tables, judged, (y, z), (x, y))
+            if path is not None and (best is None or len(path) < len(best)):
+                best = path
+        if best is not None:
+            _name_cycle(tables, judged, best, result)
+            return
+
+
+def _shortest(
+    tables: _Tables, judged: list[_Pattern], start: tuple[int, int], goal: tuple[int, int]
+) -> list[tuple[int, int]] | None:
+    """The shortest chain of dependencies from channel `start` to `goal`, breadth first: a channel
+    leads to each channel its head forwards some judged destination on that it carries."""
+    members, owners = tables.member_sets, [p.owners for p in judged]
+    parent: dict[tuple[int, int], tuple[int, int] | None] = {start: None}
+    queue = deque([start])
+    while queue:
+        channel = queue.popleft()
+        if channel == goal:
+            path = [channel]
+            while (back := parent[path[-1]]) is not None:
+                path.append(back)
+            return path[::-1]
+        tail, head = channel
+        for pattern, owned in zip(judged, owners, strict=True):
+            if head in owned or pattern.sets[head] < 0 or not pattern.carries(tail, head, members):
+                continue
+            for nxt in tables.members[pattern.sets[head]]:
+                if (head, nxt) not in parent:
+                    parent[head, nxt] = channel
+                    queue.append((head, nxt))
+    return None
+
+
+def _name_cycle(
+    tables: _Tables, judged: list[_Pattern], best: list[tuple[int, int]], result: RouteAnalysis
 ) -> None:
-    """The shortest cycle of the channel dependency graph of every destination judged (a cycle
-    may close over destinations that take no valley themselves) through a valley in use."""
-    graph = nx.DiGraph()
-    labels: dict[tuple[tuple[int, int], tuple[int, int]], str] = {}
-    for key, prefixes in patterns.items():
-        owners, sets = key[0], list(key[1:])
-        channels, _ = _carried(tables, sets, owners)
-        for edge in _dependencies(tables, sets, owners, channels):
-            graph.add_edge(*edge)
-            labels.setdefault(edge, prefixes[0])
-    best: list[tuple[int, int]] | None = None
-    for valley in result.valleys:
-        x, y, z = (tables.index[valley.sender], tables.index[valley.device], tables.index[valley.toward])
-        try:
-            path = nx.shortest_path(graph, (y, z), (x, y))
-        except (nx.NetworkXNoPath, nx.NodeNotFound):
-            continue
-        if best is None or len(path) < len(best):
-            best = path
-    if best is None:
-        return
+    """The cycle as channels of ports, from its smallest; and the destinations whose waits close it."""
     start = min(
         range(len(best)), key=lambda i: (tables.names[best[i][0]], tables.channel(*best[i])[0].interface)
     )
     best = best[start:] + best[:start]
     result.cycle = tuple(tables.channel(*c) for c in best)
-    pairs = zip(best, [*best[1:], best[0]], strict=True)
-    result.cycle_destinations = sorted({labels[pair] for pair in pairs if pair in labels})
+    members = tables.member_sets
+    closing = set()
+    for (a, b), (_, c) in zip(best, [*best[1:], best[0]], strict=True):
+        pattern = next(
+            (p for p in judged if p.carries(a, b, members) and b not in p.owners and c in members[p.sets[b]]),
+            None,
+        )
+        if pattern is not None:
+            closing.add(pattern.prefixes[0])
+    result.cycle_destinations = sorted(closing)

@@ -28,7 +28,8 @@ def check_route_cbd(ctx: CheckContext) -> Iterator[Issue]:
     other leaf along the installed next hops; a channel waits on the one its traffic leaves by next.
     A cycle can fill every buffer on it and stop the lossless class for good (Hu et al., HotNets
     2016; Tagger, CoNEXT 2017); it needs a down-up turn, which `lossless.route_valley` names. One
-    finding names the shortest witness cycle of channels."""
+    finding names the shortest witness cycle of channels (a fabric too large to search over every
+    destination is searched over those that take valleys)."""
     found = route_analysis(ctx)
     if found is None or found.cycle is None:
         return
