@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from netcfg.forwarding import RouteAnalysis, analyse_routes
+from netcfg.forwarding import RouteAnalysis, RouteValley, analyse_routes
+from netcfg.model import port_ranges
 from netcfg.rules import CheckContext, Issue, Severity, rule
 
 _SHOWN = 10
@@ -55,16 +56,23 @@ def check_route_valley(ctx: CheckContext) -> Iterator[Issue]:
     found = route_analysis(ctx)
     if found is None:
         return
+    # One finding per route and sender, however many of the route's next hops go up.
+    grouped: dict[tuple[str, str, str], list[RouteValley]] = {}
     for valley in found.valleys:
-        via = " ".join(filter(None, (valley.next_hop.address, valley.port)))
+        grouped.setdefault((valley.device, valley.prefix, valley.sender), []).append(valley)
+    for (device, prefix, sender), valleys in grouped.items():
+        first = valleys[0]
+        via = " ".join(filter(None, (first.next_hop.address, first.port)))
+        more = f" and {len(valleys) - 1} more next hops" if len(valleys) > 1 else ""
+        toward = ", ".join(sorted({v.toward for v in valleys}))
         yield Issue(
-            valley.device,
-            valley.port,
+            device,
+            port_ranges([v.port for v in valleys]),
             "no route that turns traffic from a higher tier back up",
-            f"{valley.prefix} via {via}",
-            f"valley route: {valley.sender} sends traffic toward {valley.destination} down here (its "
-            f"route {valley.sender_prefix}), and the route {valley.prefix} via {via} sends it up again "
-            f"to {valley.toward} (a down-up turn, a PFC deadlock risk)",
+            f"{prefix} via {via}{more}",
+            f"valley route: {sender} sends traffic toward {first.destination} down here (its route "
+            f"{first.sender_prefix}), and the route {prefix} via {via}{more} sends it up again to "
+            f"{toward} (a down-up turn, a PFC deadlock risk)",
         )
 
 
