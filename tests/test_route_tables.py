@@ -4,9 +4,12 @@ FIB left out; a table that cannot be read is named once, never read as "no route
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from netcfg.model import Device, InstalledRoute, NextHop, Role
 from netcfg.platforms import get_platform
@@ -123,3 +126,41 @@ def test_snapshot_output_read_into_state(platform, fixture):
     assert state.routes and "routes" in state.facets
     assert impl.route_command.cli not in state.unparsed
     assert impl.route_command not in impl.commands(device)  # only with --routes
+
+
+_SHAPES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    platform=st.sampled_from(["eos", "nxos", "junos", "cumulus", "sonic"]),
+    text=st.one_of(
+        st.text(max_size=300),
+        _SHAPES.map(json.dumps),
+        st.lists(
+            st.sampled_from(
+                [
+                    'IP Route Table for VRF "default"',
+                    "10.0.0.0/31, ubest/mbest: 1/0, attached",
+                    "    *via 10.0.0.1, Eth1/1, [0/0], 1d, direct",
+                    "    *via , [x/y]",
+                    "inet.0: 2 destinations, 2 routes (2 active, 0 holddown, 0 hidden)",
+                    "10.0.0.0/31        *[Direct/0] 1d",
+                    "                    >  via et-0/0/1.0",
+                    "                    >  to 10.0.0.1 via et-0/0/2.0",
+                    "*[BGP/170] 1d",
+                ]
+            ),
+            max_size=12,
+        ).map("\n".join),
+    ),
+)
+def test_any_text_is_a_table_or_a_reason_never_a_crash(platform, text):
+    """What a device (or a hand-made snapshot) holds in the route table's file is read, or named
+    as unreadable: never an exception, which would be netcfg's own error."""
+    found = get_platform(platform).parse_routes(text)
+    assert isinstance(found, str) or all(isinstance(r, InstalledRoute) for r in found)

@@ -44,9 +44,11 @@ class SimulatedDevice:
 
     def route_output(self, cli: str) -> str | None:
         """The route table the device prints if `cli` is its platform's route command, else None."""
+        if self.routes is None:
+            return None
         played = simulator(self.device.platform)
         command = played.platform.route_command
-        if self.routes is None or command is None or cli != command.cli:
+        if command is None or cli != command.cli:
             return None
         if self._route_output is None:
             self._route_output = played.render_routes(self.routes.table(self.device.name))
