@@ -56,6 +56,8 @@ class RouteAnalysis:
     cycle: tuple[tuple[Endpoint, Endpoint], ...] | None = None
     # The destinations whose dependencies close the cycle.
     cycle_destinations: list[str] = field(default_factory=list)
+    # Switches with a next hop that resolves to no port of theirs (its traffic is not followed).
+    unresolved: list[str] = field(default_factory=list)
     # False where the cycle search was over its budget (netcfg.forwarding.SEARCH_BUDGET) and not run.
     searched: bool = True
 
@@ -99,6 +101,10 @@ class _Tables:
         self.member_sets: list[frozenset[int]] = []
         self.down: list[tuple[int, ...]] = []
         self.goes_up: list[bool] = []
+        # Hop sets with a next hop whose port is unknown (an address in no subnet of the switch, as
+        # a recursive route's is): where the traffic goes from there is not known.
+        self.unresolved: list[bool] = []
+        self.unresolved_at: set[int] = set()
         # (switch, next switch) -> the next hop and port it leaves by (the first route that says).
         self.via: dict[tuple[int, int], tuple[NextHop, str]] = {}
 
@@ -111,8 +117,10 @@ class _Tables:
             self._by_id[node][id(route.next_hops)] = known
             return known
         reached: list[int] = []
+        unresolved = False
         for hop in route.next_hops:
             port = self._port(node, hop)
+            unresolved |= port is None and hop.address is not None
             far = self.peer_of[node].get(port) if port is not None else None
             if far is None or far in reached:
                 continue
@@ -124,6 +132,9 @@ class _Tables:
         self.member_sets.append(frozenset(reached))
         self.down.append(tuple(r for r in reached if self.tier[r] < here))
         self.goes_up.append(any(self.tier[r] > here for r in reached))
+        self.unresolved.append(unresolved)
+        if unresolved:
+            self.unresolved_at.add(node)
         self._sets[node][route.next_hops] = self._by_id[node][id(route.next_hops)] = found
         return found
 
@@ -257,6 +268,7 @@ def _reach(tables: _Tables, pattern: _Pattern) -> None:
                 pattern.unknown = True
             elif mine >= 0 and node not in owners:
                 found |= members[mine]
+                pattern.unknown |= tables.unresolved[mine]
         frontier = found - seen
         seen |= frontier
     pattern.reached = seen
@@ -287,6 +299,8 @@ def analyse_routes(fabric: Fabric, states: dict[str, DeviceState]) -> RouteAnaly
         else:
             patterns[key] = _Pattern([prefix], owners, sets, matched)
     result.destinations = sum(len(p.prefixes) for p in patterns.values())
+    result.unresolved = [name for i, name in enumerate(tables.names) if i in tables.unresolved_at]
+    complete = complete and not tables.unresolved_at
     seen: set[tuple[int, str | None, int, int]] = set()
     names, members = tables.names, tables.member_sets
     turning: list[_Pattern] = []

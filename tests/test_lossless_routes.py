@@ -4,6 +4,7 @@ and the analysis held to the whole channel dependency graph built afresh with ne
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from netcfg.lab.devices import load_faults
 from netcfg.lab.fabric import lab_server, write_connection_files
 from netcfg.lab.routes import lab_routes, leaf_subnets
 from netcfg.lab.snapshot import write_simulated_snapshot
-from netcfg.model import DeviceState, Endpoint
+from netcfg.model import DeviceState, Endpoint, NextHop
 from netcfg.nornir_inventory import Login, read_connections
 from netcfg.platforms import get_platform
 from netcfg.sources import snapshot_states
@@ -264,3 +265,26 @@ def test_valleys_and_cycles_match_the_whole_graph(small, data):
         # The witness is a cycle: each channel ends where the next one starts.
         for (_, head), (tail, _) in itertools.pairwise([*found.cycle, found.cycle[0]]):
             assert head.device == tail.device
+
+
+def test_a_next_hop_by_address_alone_resolves_through_the_switchs_subnets(small):
+    """NX-OS prints a recursive BGP path without its port: the address finds it among the switch's
+    connected subnets; an address in none of them leaves the destination's traffic unknown."""
+    fabric, tables = small
+    switches = [d.name for d in fabric.devices.values() if d.is_switch]
+
+    def analysed(hops_of):
+        routes = {
+            s: [
+                dataclasses.replace(r, next_hops=hops_of(r.next_hops)) if r.protocol == "bgp" else r
+                for r in tables[s]
+            ]
+            for s in switches
+        }
+        return analyse_routes(fabric, {s: DeviceState(s, "nxos", routes=routes[s]) for s in switches})
+
+    by_address = analysed(lambda hops: tuple(NextHop(h.address, None) for h in hops))
+    assert (by_address.unknown, by_address.valleys, by_address.unresolved) == ([], [], [])
+    elsewhere = analysed(lambda hops: tuple(NextHop("192.0.2.1", None) for _ in hops))
+    assert elsewhere.unresolved == switches
+    assert sorted(elsewhere.unknown) == sorted(p for p, _ in leaf_subnets(fabric).values())

@@ -78,20 +78,28 @@ def check_route_valley(ctx: CheckContext) -> Iterator[Issue]:
 
 @rule("lossless.route_unknown", Severity.WARNING, scope="fabric", facet=None)
 def check_route_unknown(ctx: CheckContext) -> Iterator[Issue]:
-    """Where route tables were collected, every switch of the plan showed one: a destination whose
-    traffic crosses a switch without a table (or starts at a leaf without one) gets no verdict from
-    the route-table analysis, which is unknown, not clean."""
+    """Where route tables were collected, every switch of the plan showed one, and every next hop
+    resolves to a port: a destination whose traffic crosses a switch without a table (or starts at a
+    leaf without one), or a next hop whose port is unknown (an address in no subnet of the switch),
+    gets no verdict from the route-table analysis, which is unknown, not clean."""
     found = route_analysis(ctx)
-    if found is None or not found.missing:
+    if found is None or not (found.missing or found.unknown):
         return
-    names = ", ".join(found.missing[:_SHOWN]) + (
-        f" and {len(found.missing) - _SHOWN} more" if len(found.missing) > _SHOWN else ""
-    )
+    why = []
+    if found.missing:
+        why.append(f"no route table from {_names(found.missing)}")
+    if found.unresolved:
+        why.append(f"next hops that resolve to no port on {_names(found.unresolved)}")
     yield Issue(
         "(fabric)",
         None,
         "a route table from every switch",
         f"{len(found.missing)} of {found.switches} switches without one",
-        f"no route table from {names}: {len(found.unknown)} of {found.destinations} destinations get "
-        "no verdict on valleys or deadlock cycles (unknown, not clean)",
+        f"{'; '.join(why)}: {len(found.unknown)} of {found.destinations} destinations get no verdict on "
+        "valleys or deadlock cycles (unknown, not clean)",
     )
+
+
+def _names(devices: list[str]) -> str:
+    more = f" and {len(devices) - _SHOWN} more" if len(devices) > _SHOWN else ""
+    return ", ".join(devices[:_SHOWN]) + more
