@@ -15,10 +15,15 @@ demo: $(STAMP)
 	@# Exit 1 means "findings": the point of the demo, not a failure of make.
 	$(BIN)/python -m netcfg demo inventories/lab || test $$? -eq 1
 
+# Two test processes a core: many tests wait on SSH sessions, daemons, deadlines and a browser, and
+# one a core left a third of the CPU idle (make test went from about 4 to 3 minutes on 2 cores).
+# At most 16: each holds a Chromium, an SSH lab or a Slurm, and memory, not cores, runs out first.
+TEST_WORKERS ?= $(shell n=$$(( $$(nproc) * 2 )); echo $$(( n > 16 ? 16 : n )))
+
 test: $(STAMP)
 	$(BIN)/ruff check netcfg tests bench
 	$(BIN)/ruff format --check netcfg tests bench
-	$(BIN)/python -m pytest -n auto
+	$(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check netcfg tests bench

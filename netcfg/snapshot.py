@@ -351,6 +351,26 @@ def discard(folder: Path) -> None:
     shutil.rmtree(hidden, ignore_errors=True)
 
 
+def meta_text(meta: dict[str, Any]) -> str:
+    """`meta.json` as netcfg writes it: a key a line, and each device's entry on a line of its own.
+
+    Indented JSON is encoded in pure Python (json's C encoder takes no indent): for 1,000 devices
+    that was a quarter of a second at the end of every collection, with no device answering.
+    """
+    lines = []
+    for key in sorted(meta):
+        value = meta[key]
+        if isinstance(value, dict) and key == "devices" and value:
+            entries = ",\n".join(
+                f"    {json.dumps(name)}: {json.dumps(entry, sort_keys=True)}"
+                for name, entry in sorted(value.items())
+            )
+            lines.append(f"  {json.dumps(key)}: {{\n{entries}\n  }}")
+        else:
+            lines.append(f"  {json.dumps(key)}: {json.dumps(value, sort_keys=True)}")
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
 class SnapshotWriter:
     """Collects device outputs into a temporary sibling folder, then renames it into place.
 
@@ -434,7 +454,7 @@ class SnapshotWriter:
                 self._closed = True
             meta_path = self.tmp / META_FILE
             try:
-                meta_path.write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+                meta_path.write_text(meta_text(meta), encoding="utf-8")
             except OSError as exc:
                 raise OutputError.from_os_error(self._final(meta_path), exc) from None
             self._move_into_place()

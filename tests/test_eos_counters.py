@@ -21,6 +21,7 @@ from netcfg.nornir_inventory import Login
 from netcfg.platforms import get_platform
 from netcfg.platforms.base import is_read_only
 from netcfg.platforms.eos.commands import SHOW_INTERFACES, SHOW_PFC, SHOW_PFC_WATCHDOG, SHOW_PHY
+from netcfg.platforms.eos.lab import pause_counters_json, watchdog_json
 from netcfg.platforms.simulator import simulator
 from netcfg.policy import Policy
 from netcfg.sources import snapshot_states
@@ -342,3 +343,22 @@ def test_live_collection_reads_the_labs_link_state_counters_and_faults(
         states["leaf-su1-r4"].counters["Ethernet2"].link_downs
         > states["leaf-su1-r1"].counters["Ethernet2"].link_downs
     )
+
+
+_QUEUES = st.dictionaries(
+    st.integers(0, 7), st.tuples(st.integers(0, 2**64 - 1), st.integers(0, 2**64 - 1)), max_size=8
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.text(min_size=1, max_size=12), _QUEUES, max_size=6))
+def test_the_labs_pfc_json_is_what_an_indenting_json_encoder_prints(by_port):
+    def encoded(table: str, first: str, second: str) -> str:
+        tree = {
+            name: {table: {str(q): {first: a, second: b} for q, (a, b) in rows.items()}}
+            for name, rows in by_port.items()
+        }
+        return json.dumps({"interfaces": tree}, indent=4) + "\n"
+
+    assert pause_counters_json(by_port) == encoded("priorities", "rxFrames", "txFrames")
+    assert watchdog_json(by_port) == encoded("txQueues", "stuckCount", "recoveryCount")

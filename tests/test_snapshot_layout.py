@@ -28,6 +28,7 @@ from netcfg.snapshot import (
     DEVICE_FILES,
     decode_device,
     encode_device,
+    meta_text,
     raw_bytes,
     raw_text,
     snapshot_meta,
@@ -91,6 +92,33 @@ def test_a_device_file_gives_back_the_bytes_of_any_outputs(outputs: dict[str, by
     data = encode_device({name: raw_text(b) for name, b in outputs.items()})
     back = decode_device(data, "dev.jsonl")
     assert {name: raw_bytes(text, name) for name, text in back.items()} == outputs
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.dictionaries(st.text(max_size=10), _JSON, max_size=5),
+    st.dictionaries(st.text(max_size=12), _JSON, max_size=5),
+)
+def test_meta_json_reads_back_as_written_with_each_device_on_a_line(meta: dict, devices: dict) -> None:
+    meta = meta | {"devices": devices}
+    text = meta_text(meta)
+    assert json.loads(text) == meta
+    if devices:
+        lines = text.splitlines()
+        start = lines.index('  "devices": {') + 1
+        one_each = [
+            json.loads("{" + line.strip().removesuffix(",") + "}")
+            for line in lines[start : start + len(devices)]
+        ]
+        assert {name: entry for line in one_each for name, entry in line.items()} == devices
+        assert all(len(line) == 1 for line in one_each)
 
 
 def test_a_check_reads_both_layouts_alike(
