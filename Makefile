@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint docs bench bench-mix bench-live bench-shards bench-snapshot bench-deadlock conformance clean
+.PHONY: demo test lint docs bench bench-mix bench-live bench-shards bench-snapshot bench-deadlock bench-routes conformance clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -46,6 +46,9 @@ bench: $(STAMP)
 bench-deadlock: $(STAMP)
 	$(BIN)/python bench/deadlock.py
 	$(BIN)/python bench/deadlock.py --fabric valleys
+
+bench-routes: $(STAMP)
+	$(BIN)/python bench/routes.py
 
 bench-mix: $(STAMP)
 	$(BIN)/python bench/offline.py --mix

@@ -212,12 +212,14 @@ def cmd_lossless(args: argparse.Namespace, console: Console) -> int:
     """The fabric-wide rules alone (lossless domain, PFC deadlock, load balancing), with what the
     deadlock analysis judged."""
     from netcfg.checks.lossless import deadlock_analysis
+    from netcfg.checks.routes import route_analysis
     from netcfg.rules import CheckContext
 
     fabric, policy = load_checked(args.inventory, args)
     states, source = _states(args, fabric, policy)
     findings = [f for f in run_checks(fabric, policy, states) if f.rule.startswith(LOSSLESS_RULES)]
-    analysis = deadlock_analysis(CheckContext(fabric, policy, states))
+    ctx = CheckContext(fabric, policy, states)
+    analysis = deadlock_analysis(ctx)
     # Machine formats keep stdout to themselves: the analysis' headline goes to stderr then.
     if args.format != "table":
         console = Console(stderr=True)
@@ -229,6 +231,20 @@ def cmd_lossless(args: argparse.Namespace, console: Console) -> int:
             Text(
                 f"deadlock: {analysis.scenarios} scenarios judged (plan, links down now, single and "
                 f"sampled double link failures); {analysis.with_cycle} with a cyclic buffer dependency"
+            )
+        )
+    tables = route_analysis(ctx)
+    if tables is not None:
+        console.print(
+            Text(
+                f"route tables: {tables.switches - len(tables.missing)} of {tables.switches} switches; "
+                f"{tables.destinations} destinations, {len(tables.unknown)} without a verdict; "
+                f"{len(tables.valleys)} valley routes, "
+                + (
+                    f"{'a' if tables.cycle else 'no'} cyclic buffer dependency"
+                    if tables.searched
+                    else "no cycle search (over its budget; every cycle needs a valley route)"
+                )
             )
         )
     report = Report(fabric.name, source, len(states), findings, inventory=fabric.source)
@@ -372,7 +388,7 @@ def cmd_lab_snapshot(args: argparse.Namespace, console: Console) -> int:
 
     fabric, policy = load(args.inventory)
     faults = load_faults(Path(args.faults) if args.faults else None, fabric)
-    path = write_simulated_snapshot(fabric, policy, faults, Path(args.output))
+    path = write_simulated_snapshot(fabric, policy, faults, Path(args.output), routes=args.routes)
     console.print(f"wrote simulated snapshot of {len(fabric.devices)} devices to {path}/")
     return EXIT_OK
 
@@ -416,6 +432,7 @@ def _collect_options(args: argparse.Namespace) -> CollectOptions:
         jitter_s=args.jitter,
         known_hosts=known_hosts,
         progress=sys.stdout.isatty(),
+        routes=args.routes,
     )
 
 
@@ -672,7 +689,7 @@ def cmd_demo(args: argparse.Namespace, console: Console) -> int:
     try:
         # SIGTERM, as Ctrl-C, stops the lab and releases the demo's folder.
         with raise_on_signals():
-            result = run_demo(fabric, policy, faults, Path(args.out), _notes(args, console))
+            result = run_demo(fabric, policy, faults, Path(args.out), _notes(args, console), args.routes)
     except Interrupted as exc:
         return _interrupted(exc)
     result.report.inventory = fabric.source
@@ -792,6 +809,9 @@ def build_parser() -> argparse.ArgumentParser:
     ls.add_argument("inventory")
     ls.add_argument("--faults", help="faults YAML applied to the simulated devices")
     ls.add_argument("-o", "--output", required=True)
+    ls.add_argument(
+        "--routes", action="store_true", help="with each switch's route table, as --routes collects"
+    )
     lsv = lab.add_parser("serve", help="serve the fabric's simulated devices over SSH on 127.0.0.1")
     lsv.add_argument("inventory")
     lsv.add_argument("--faults", help="faults YAML (settings and transport faults per device)")
@@ -890,6 +910,7 @@ def build_parser() -> argparse.ArgumentParser:
     de.add_argument("inventory", nargs="?", help="inventory to simulate (default: the bundled lab)")
     de.add_argument("--faults", help="faults YAML (default: faults.yaml beside the inventory)")
     de.add_argument("--out", default="out/demo", help="where snapshots and reports go (default ./out/demo)")
+    de.add_argument("--routes", action="store_true", help="the audits also collect each switch's route table")
     add_report_args(de)
     return p
 
@@ -912,6 +933,11 @@ def add_collect_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--known-hosts", default="~/.ssh/known_hosts", help="known_hosts file for host-key checks")
     p.add_argument("--no-host-key-check", action="store_true", help="accept any host key (labs only)")
+    p.add_argument(
+        "--routes",
+        action="store_true",
+        help="also collect each switch's route table, for the deadlock analysis of the installed routes",
+    )
     p.add_argument("--connections", help="JSON device -> {hostname, port} (as `netcfg lab serve` writes)")
     p.add_argument("--device", help="only devices whose name matches this glob")
     p.add_argument("--role", choices=["leaf", "spine", "superspine", "host"])

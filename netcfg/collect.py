@@ -51,6 +51,7 @@ from netcfg.known_hosts import read_known_hosts, split_known_hosts
 from netcfg.model import Device, DeviceState, Fabric
 from netcfg.nornir_inventory import Login, nornir_inventory
 from netcfg.platforms import get_platform
+from netcfg.platforms.base import Batch, Platform
 from netcfg.processes import ChildProcesses
 from netcfg.scratch import Scratch, sweep
 from netcfg.shard import Shard
@@ -77,6 +78,8 @@ class CollectOptions:
     # Parse each device as soon as it is collected, in the collector: an audit then needs no
     # separate parse of the snapshot, and the parsing overlaps other devices' network waits.
     parse: bool = False
+    # Also each switch's route table (`--routes`): the deadlock analysis of the installed routes.
+    routes: bool = False
 
 
 @dataclass(slots=True)
@@ -299,6 +302,15 @@ def send(conn: BaseConnection, command: str, timeout_s: float) -> str:
     )
 
 
+def collected_batches(platform: Platform, device: Device, opts: CollectOptions) -> list[Batch]:
+    """The platform's command lines, and with `--routes` its route table on a line of its own: the
+    table is the largest output, and a switch too slow to print it keeps every other output."""
+    batches = platform.batches(device)
+    if opts.routes and platform.route_command is not None:
+        batches.append(Batch((platform.route_command,)))
+    return batches
+
+
 def _exec_session(
     task: Task, sock: socket.socket, device: Device, opts: CollectOptions, found: DeviceCollection
 ) -> None:
@@ -315,7 +327,7 @@ def _exec_session(
     try:
         conn = host.open_connection(EXEC_PLUGIN, task.nornir.config, extras=extras)
         opened = True
-        for batch in platform.batches(device):
+        for batch in collected_batches(platform, device, opts):
             t = time.monotonic()
             # Without its last line break, as netmiko's shell session gives an output (the prompt's
             # line taken with it): a host's snapshot is the same whichever way it was read.
@@ -342,7 +354,7 @@ def _session(
     conn = None
     try:
         conn = session_class(host.platform)(**_netmiko_args(host, sock, opts))
-        for batch in platform.batches(device):
+        for batch in collected_batches(platform, device, opts):
             t = time.monotonic()
             text = send(conn, batch.cli, opts.timeout_s)
             elapsed = round(time.monotonic() - t, 4)
@@ -726,9 +738,7 @@ def _meta(fabric: Fabric, found: dict[str, DeviceCollection], started: datetime,
         "devices": {
             name: {
                 "platform": fabric.devices[name].platform,
-                "commands": [
-                    c.cli for c in get_platform(fabric.devices[name].platform).commands(fabric.devices[name])
-                ],
+                "commands": _collected(fabric.devices[name], f),
                 "durations": f.durations,
                 "seconds": f.seconds,
                 "error": {"kind": f.error[0], "message": f.error[1]} if f.error else None,
@@ -738,6 +748,14 @@ def _meta(fabric: Fabric, found: dict[str, DeviceCollection], started: datetime,
             for name, f in sorted(found.items())
         },
     }
+
+
+def _collected(device: Device, found: DeviceCollection) -> list[str]:
+    """The commands a device was collected with: its platform's, and its route table if read."""
+    platform = get_platform(device.platform)
+    table = platform.route_command
+    extra = [table.cli] if table is not None and table.file in found.outputs else []
+    return [c.cli for c in platform.commands(device)] + extra
 
 
 def _unwrap(multi: MultiResult) -> DeviceCollection:

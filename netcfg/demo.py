@@ -22,14 +22,19 @@ from netcfg.policy import Policy
 
 
 def run_demo(
-    fabric: Fabric, policy: Policy, faults_file: Path | None, out: Path, notes: Console
+    fabric: Fabric,
+    policy: Policy,
+    faults_file: Path | None,
+    out: Path,
+    notes: Console,
+    routes: bool = False,
 ) -> AuditResult:
     """Start the lab with its faults, audit it twice over SSH, stop it; `notes` gets the narration.
 
     The first audit is recorded as the go-live baseline; the second is the nightly audit whose
     result is returned: counter rates (flaps, FEC, pause storms, CNPs) need two readings. Its drain
     list is `<out>/drain-list.sh`: the hosts with faults of their own, and those a switch-wide fault
-    only impacts."""
+    only impacts. `routes`: the audits also collect the switches' route tables."""
     started = time.monotonic()
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -39,11 +44,17 @@ def run_demo(
         raise OutputError.from_os_error(exc.filename or out, exc) from None
     # Two demos in one folder would write over each other's lab files, snapshots and reports.
     with folder_lock(out, "demo", f"--out {out}"):
-        return _demo(fabric, policy, faults_file, out, notes, started)
+        return _demo(fabric, policy, faults_file, out, notes, started, routes)
 
 
 def _demo(
-    fabric: Fabric, policy: Policy, faults_file: Path | None, out: Path, notes: Console, started: float
+    fabric: Fabric,
+    policy: Policy,
+    faults_file: Path | None,
+    out: Path,
+    notes: Console,
+    started: float,
+    routes: bool,
 ) -> AuditResult:
     drain = DrainTarget(out / "drain-list.sh", "slurm")
     drain.check()  # refused before the lab starts
@@ -66,7 +77,7 @@ def _demo(
                 f"host keys from {known_hosts}"
             )
         )
-        opts = CollectOptions(workers=20, timeout_s=5.0, known_hosts=known_hosts)
+        opts = CollectOptions(workers=20, timeout_s=5.0, known_hosts=known_hosts, routes=routes)
         audits = []
         for baseline in (True, False):
             audits.append(

@@ -103,6 +103,31 @@ class StaticRoute:
     line: int | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class NextHop:
+    """Where an installed route sends a packet: the neighbour's address, the port it leaves by, or
+    both, as the device prints them (an unnumbered BGP session's next hop is a link-local address)."""
+
+    address: str | None = None
+    interface: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class InstalledRoute:
+    """One route of a device's forwarding table in the default VRF, vendor-neutral: its prefix, the
+    protocol that installed it ("connected", "local", "static", "bgp", or the device's own name of
+    another) and every next hop it forwards by (ECMP: more than one)."""
+
+    prefix: str
+    protocol: str
+    next_hops: tuple[NextHop, ...] = ()
+
+    @property
+    def attached(self) -> bool:
+        """Whether the device owns the prefix (a subnet of one of its ports, or its own address)."""
+        return self.protocol in ("connected", "local")
+
+
 @dataclass(slots=True)
 class Fabric:
     """Every device and link of one fabric, expanded from the inventory."""
@@ -515,6 +540,9 @@ class DeviceState:
     static_routes: list[StaticRoute] | None = None
     # Interface addresses (interface -> "address/len"), to resolve a static route's next hop to a port.
     addresses: dict[str, str] = field(default_factory=dict)
+    # The default VRF's route table as the device runs it (collected with `--routes`). None: not
+    # collected or not readable, so the forwarding it implies is unknown (never "no routes").
+    routes: list[InstalledRoute] | None = None
 
     def port_unread(self, interface: str, fields: tuple[str, ...]) -> bool:
         """Whether any of these settings of a port (or the device-wide setting of the same name) went

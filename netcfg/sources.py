@@ -21,6 +21,7 @@ from netcfg.files import list_dir, not_text, read_text
 from netcfg.gcpause import paused_gc
 from netcfg.model import Device, DeviceState, Fabric
 from netcfg.platforms import Platform, get_platform
+from netcfg.platforms.routes import read_routes
 from netcfg.plausible import implausible_counter, implausible_setting, overlong_number
 from netcfg.policy import Policy
 from netcfg.processes import ChildProcesses, process_context
@@ -539,11 +540,18 @@ def device_state(
     # would say "output missing" under the same command).
     unreadable = {file: found for file, text in outputs.items() if (found := unreadable_output(text))}
     parse = platform.parse_counters if counters_only else platform.parse_outputs
-    state = parse({f: t for f, t in outputs.items() if f not in unreadable}, device)
+    readable = {f: t for f, t in outputs.items() if f not in unreadable}
+    state = parse(readable, device)
+    if not counters_only:
+        read_routes(platform, readable, state)
     # Saved outputs are masked already, a folder of outputs netcfg did not save may not be.
     state = withhold_secrets(platform, state)
     if unreadable:
-        cli = {command.file: command.cli for command in platform.commands(device)}
+        cli = {
+            command.file: command.cli
+            for command in (*platform.commands(device), platform.route_command)
+            if command
+        }
         for file, (line, why) in unreadable.items():
             state.unparsed[cli.get(file, file)] = f"line {line}: {why}"
     if wrong := implausible_setting(state):

@@ -22,7 +22,7 @@ from netmiko import ConnectHandler
 
 from netcfg.audit import previous_snapshot, run_audit
 from netcfg.cli import main
-from netcfg.collect import CollectOptions, Selection, collect
+from netcfg.collect import CollectOptions, Selection, collect, collected_batches
 from netcfg.errors import InputError
 from netcfg.inventory import load_fabric
 from netcfg.lab.devices import DeviceFaults
@@ -496,7 +496,10 @@ def test_every_collected_command_is_on_its_platforms_read_only_list(inventory):
     fabric = load_fabric(INVENTORIES[inventory])
     for device in fabric.devices.values():
         platform = get_platform(device.platform)
-        for cli in [c.cli for c in platform.commands(device)] + [b.cli for b in platform.batches(device)]:
+        lines = [b.cli for b in collected_batches(platform, device, CollectOptions(routes=True))]
+        for cli in (
+            [c.cli for c in platform.commands(device)] + [b.cli for b in platform.batches(device)] + lines
+        ):
             assert is_read_only(platform, cli), f"{device.name} ({platform.name}) would send {cli!r}"
 
 

@@ -17,6 +17,7 @@ from netcfg.checks import (
     lossless,
     nic,
     plan,
+    routes,
     waiver,
     watchdog,
 )
@@ -36,6 +37,7 @@ _RULE_MODULES = (
     lossless,
     nic,
     plan,
+    routes,
     waiver,
     watchdog,
     *(import_module(m) for p in registry().values() for m in p.rule_modules),

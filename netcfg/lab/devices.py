@@ -18,6 +18,7 @@ A faults file (YAML) changes settings or transport behaviour per device:
       leaf-su2-r3: {factory_qos: true}        # the platform's stock QoS (SONiC: the AZURE maps)
       leaf-su1-r4: {not_operational: [ecn]}   # ECN shown as applied, the hardware runs the stock ECN
       leaf-su1-r1: {static_routes: ["0.0.0.0/0 Ethernet31"]}   # a static default route toward a spine
+      spine1: {installed_routes: ["leaf-su1-r1 Ethernet3"]}   # leaf-su1-r1's subnet routed via Ethernet3
       leaf-su1-r2: {outside: {Ethernet33: "storage1:eth0"}}   # a port cabled to a device outside the plan
       spine1: {dscp_rewrite: {26: 24}}        # RoCE re-marked to DSCP 24 on the way out
       leaf-su1-r2: {switched: [Ethernet1]}    # a host port in a VLAN (lossless packets flooded there)
@@ -184,6 +185,12 @@ class DeviceFaults(BaseModel):
         default_factory=list,
         description="Static routes the switch's config holds, as 'PREFIX NEXT-HOP' where the next hop is "
         "an interface or an address (e.g. '0.0.0.0/0 Ethernet31').",
+    )
+    installed_routes: list[Annotated[str, Field(pattern=r"^\S+ \S+$")]] = Field(
+        default_factory=list,
+        description="Routes the switch's route table installs in place of the lab's eBGP routes, as "
+        "'DEST PORT[,PORT...]': DEST a prefix or a leaf's name (its subnet), each port a planned link "
+        "to another switch (see netcfg.lab.routes for the lab's addresses).",
     )
     prints: dict[str, list[PrintedText]] = Field(
         default_factory=dict,

@@ -76,7 +76,13 @@ def read_only_responder(
 def _session_responder(played: Simulator, simulated: SimulatedDevice) -> Callable[[str], str | None]:
     """One session's replies: the device is read when the session first asks for an output, and
     every later command of the session answers from that reading."""
-    return read_only_responder(played, shell_responder(cache(simulated.outputs)))
+    respond = shell_responder(cache(simulated.outputs))
+
+    def with_routes(line: str) -> str | None:
+        found = simulated.route_output(line)
+        return respond(line) if found is None else found
+
+    return read_only_responder(played, with_routes)
 
 
 def lab_devices(fabric: Fabric, policy: Policy, faults: dict[str, DeviceFaults]) -> list[LabDevice]:

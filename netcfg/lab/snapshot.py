@@ -19,6 +19,7 @@ from netcfg.lab.devices import (
     with_printed,
 )
 from netcfg.lab.health import PortRates, with_counters, with_link_state
+from netcfg.lab.routes import LabRoutes
 from netcfg.model import Device, DeviceState, Fabric
 from netcfg.platforms.simulator import simulator
 from netcfg.policy import Policy
@@ -37,6 +38,21 @@ class SimulatedDevice:
     printed: dict[str, list[PrintedText]] = field(default_factory=dict)
     # Every output as the first reading rendered it: later readings render only what changes.
     rendered: dict[str, str] | None = None
+    # The fabric's route tables, printed only when the route command is asked for.
+    routes: LabRoutes | None = None
+    _route_output: str | None = None
+
+    def route_output(self, cli: str) -> str | None:
+        """The route table the device prints if `cli` is its platform's route command, else None."""
+        if self.routes is None:
+            return None
+        played = simulator(self.device.platform)
+        command = played.platform.route_command
+        if command is None or cli != command.cli:
+            return None
+        if self._route_output is None:
+            self._route_output = played.render_routes(self.routes.table(self.device.name))
+        return self._route_output
 
     def outputs(self, now: float | None = None) -> dict[str, str]:
         """{command cli -> output} as the device prints them at `now` (default: the current time);
@@ -66,6 +82,7 @@ def simulated_devices(
     fabric: Fabric, policy: Policy, faults: dict[str, DeviceFaults]
 ) -> dict[str, SimulatedDevice]:
     faults = cable_faults(fabric, faults)
+    routes = LabRoutes(fabric, {name: f.installed_routes for name, f in faults.items() if f.installed_routes})
     out = {}
     for name, state in live_states(fabric, policy).items():
         device = fabric.devices[name]
@@ -76,7 +93,14 @@ def simulated_devices(
             check_printed(faults[name], device)
             printed = faults[name].prints
         queue = state.queue_of(policy.roce.priority)
-        out[name] = SimulatedDevice(device, state, port_rates(faults.get(name)), queue, printed=printed)
+        out[name] = SimulatedDevice(
+            device,
+            state,
+            port_rates(faults.get(name)),
+            queue,
+            printed=printed,
+            routes=routes if device.is_switch else None,
+        )
     return out
 
 
@@ -104,20 +128,27 @@ def write_simulated_snapshot(
     at: float | None = None,
     reads: int = 0,
     layout: str = FOLDERS,
+    routes: bool = False,
 ) -> Path:
     """A snapshot as the lab's devices would be collected at `at` (default: now).
 
     In a folder per device of a file per command by default: lab snapshots are where faults are
     planted by hand, in one output's file. `layout=DEVICE_FILES` writes them as collection does.
+    `routes`: with each switch's route table, as `--routes` collects it.
     """
     at = round(time.time() if at is None else at, 3)
     # Writing the same simulated snapshot again replaces the earlier one, and only if netcfg wrote it.
     writer = SnapshotWriter(target, replace=True, layout=layout)
     devices = {}
-    for name, outputs in simulated_outputs(fabric, policy, faults, at, reads).items():
+    for name, simulated in simulated_devices(fabric, policy, faults).items():
+        simulated.reads = reads
+        outputs = simulated.outputs(at)
         device = fabric.devices[name]
         platform = simulator(device.platform).platform
         commands = platform.commands(device)
+        table = platform.route_command if routes else None
+        if table is not None and (printed := simulated.route_output(table.cli)) is not None:
+            commands, outputs = [*commands, table], {**outputs, table.cli: printed}
         digest = writer.write_device(
             name,
             {c.file: platform.saved_output(outputs[c.cli]) for c in commands},

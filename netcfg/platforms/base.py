@@ -7,7 +7,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
-from netcfg.model import Device, DeviceState, InterfaceState, PgBuffer
+from netcfg.model import Device, DeviceState, InstalledRoute, InterfaceState, PgBuffer
 from netcfg.snapshot import as_saved
 
 if TYPE_CHECKING:
@@ -153,6 +153,10 @@ class Platform(ABC):
     # Load balancing the platform renders and reads (netcfg.policy.LoadBalancingPolicy); none by
     # default: a setting no vendor source documents is neither rendered nor read.
     load_balancing: ClassVar[LoadBalancing] = LoadBalancing()
+    # The default VRF's route table, collected only when asked (`--routes`: thousands of prefixes on
+    # a switch of a large fabric, which the default collection must not wait for). On the read-only
+    # list like every other command. None: the platform reads no route table.
+    route_command: ClassVar[Command | None] = None
 
     @abstractmethod
     def commands(self, device: Device) -> list[Command]:
@@ -177,6 +181,11 @@ class Platform(ABC):
     @abstractmethod
     def parse_outputs(self, outputs: dict[str, str], device: Device) -> DeviceState:
         """DeviceState from raw command outputs keyed by `Command.file`."""
+
+    def parse_routes(self, text: str) -> list[InstalledRoute] | str:
+        """The installed routes of the default VRF in `route_command`'s output (management VRFs
+        left out: only the default VRF carries the fabric), or why the text is no such table."""
+        return "the platform reads no route table"
 
     def parse_counters(self, outputs: dict[str, str], device: Device) -> DeviceState:
         """What an earlier reading (`--previous`, `--baseline`) is judged by: the state's `counters`

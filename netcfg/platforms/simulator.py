@@ -16,7 +16,7 @@ from importlib import import_module
 from typing import ClassVar
 
 from netcfg.errors import InputError
-from netcfg.model import Device, DeviceState, InterfaceState, Link
+from netcfg.model import Device, DeviceState, InstalledRoute, InterfaceState, Link
 from netcfg.platforms import Platform, get_platform, registry
 from netcfg.platforms.base import is_read_only
 
@@ -68,6 +68,11 @@ class Simulator(ABC):
     def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:
         """What a device in this state prints for each command it is collected with, keyed by
         `Command.cli`."""
+
+    def render_routes(self, routes: list[InstalledRoute]) -> str | None:
+        """What the device prints for its platform's `route_command`, its default VRF holding these
+        routes; None where the simulator does not print a route table."""
+        return None
 
     def render_readings(self, state: DeviceState, device: Device) -> dict[str, str] | None:
         """The outputs of `render_outputs` that change from one reading to the next (counters, link

@@ -7,7 +7,8 @@ from __future__ import annotations
 import dataclasses
 from typing import ClassVar
 
-from netcfg.model import Device, DeviceState, InterfaceState, Watchdog
+from netcfg.model import Device, DeviceState, InstalledRoute, InterfaceState, Watchdog
+from netcfg.platforms import frr
 from netcfg.platforms.cumulus.commands import CONFIG, INTERFACES, ROCE, SYSTEM
 from netcfg.platforms.cumulus.counters import render_counters
 from netcfg.platforms.cumulus.defaults import STOCK_DSCP_MAP, defaults
@@ -23,6 +24,9 @@ class CumulusSimulator(Simulator):
     platform_name: ClassVar[str] = "cumulus"
     cli_profile: ClassVar[CliProfile] = bash_profile("{user}@{name}:mgmt:~$ ")
     version: ClassVar[str] = "5.16.0"
+
+    def render_routes(self, routes: list[InstalledRoute]) -> str | None:
+        return frr.render_routes(routes)
 
     def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:
         gap = state.not_operational

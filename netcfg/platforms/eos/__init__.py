@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from netcfg.model import Device, DeviceState
+from netcfg.model import Device, DeviceState, InstalledRoute
 from netcfg.platforms.base import Command, Platform, register
-from netcfg.platforms.eos import parse, remediation, render, secrets
-from netcfg.platforms.eos.commands import COUNTER_COMMANDS, NAME, SHOW_LLDP, SHOW_RUNNING
+from netcfg.platforms.eos import parse, remediation, render, routes, secrets
+from netcfg.platforms.eos.commands import COUNTER_COMMANDS, NAME, SHOW_IP_ROUTE, SHOW_LLDP, SHOW_RUNNING
 from netcfg.platforms.eos.parse import SEGMENT_BYTES
 from netcfg.platforms.eos.text import split_config
 
@@ -39,7 +39,9 @@ class Eos(Platform):
         r"show interfaces",
         r"show interfaces phy detail",
         r"show priority-flow-control counters (detail|watchdog) \| json",
+        r"show ip route \| json",
     )
+    route_command: ClassVar[Command | None] = SHOW_IP_ROUTE
 
     def commands(self, device: Device) -> list[Command]:
         # EOS heads its running config with `! device: NAME (MODEL, EOS-VERSION)`: a separate `show
@@ -55,6 +57,9 @@ class Eos(Platform):
 
     def parse_outputs(self, outputs: dict[str, str], device: Device) -> DeviceState:
         return parse.parse_outputs(outputs, device)
+
+    def parse_routes(self, text: str) -> list[InstalledRoute] | str:
+        return routes.read_routes(text)
 
     def parse_counters(self, outputs: dict[str, str], device: Device) -> DeviceState:
         return parse.parse_counters(outputs, device)

@@ -9,7 +9,8 @@ from datetime import UTC, datetime
 from types import SimpleNamespace
 from typing import ClassVar
 
-from netcfg.model import Device, DeviceState, InterfaceState, PortCounters
+from netcfg.model import Device, DeviceState, InstalledRoute, InterfaceState, PortCounters
+from netcfg.platforms.eos import routes as route_tables
 from netcfg.platforms.eos.commands import (
     NAME,
     SHOW_INTERFACES,
@@ -156,6 +157,9 @@ class EosSimulator(Simulator):
     )
     version: ClassVar[str] = "4.32.1F"
     model: ClassVar[str | None] = "DCS-7060X6-64PE"
+
+    def render_routes(self, routes: list[InstalledRoute]) -> str | None:
+        return route_tables.render_routes(routes)
 
     def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:
         return render_outputs(state)

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from netcfg.model import Device, DeviceState
+from netcfg.model import Device, DeviceState, InstalledRoute
 from netcfg.platforms.base import Command, LoadBalancing, Platform, register
-from netcfg.platforms.junos import balancing, counters, facts, outputs, parse, render, secrets
+from netcfg.platforms.junos import balancing, counters, facts, outputs, parse, render, routes, secrets
 from netcfg.platforms.junos.commands import (
     COMMANDS,
     SHOW_CONFIG,
@@ -26,6 +26,7 @@ from netcfg.platforms.junos.commands import (
     SHOW_EXTENSIVE,
     SHOW_LLDP,
     SHOW_QUEUE,
+    SHOW_ROUTE,
     SHOW_VERSION,
 )
 from netcfg.platforms.junos.remediate import remediation
@@ -54,7 +55,9 @@ class Junos(Platform):
         r"show lldp neighbors",
         r"show interfaces extensive",
         r"show interfaces queue",
+        r"show route table inet\.0",
     )
+    route_command: ClassVar[Command | None] = SHOW_ROUTE
     port_buffer_settings: ClassVar[frozenset[str]] = frozenset({"cable_m"})
     renders_routed_ports: ClassVar[bool] = False
     default_cable_m: ClassVar[int | None] = facts.DEFAULT_CABLE_M
@@ -114,6 +117,9 @@ class Junos(Platform):
         state.lldp = lldp or []
         _read_counters(state, outputs_by_file)
         return state
+
+    def parse_routes(self, text: str) -> list[InstalledRoute] | str:
+        return routes.read_routes(text)
 
     def mask_secrets(self, text: str) -> str:
         return secrets.mask(text)

@@ -8,8 +8,9 @@ import zlib
 from functools import lru_cache
 from typing import ClassVar
 
-from netcfg.model import Device, DeviceState, LldpNeighbor, PortCounters, port_sort_key
+from netcfg.model import Device, DeviceState, InstalledRoute, LldpNeighbor, PortCounters, port_sort_key
 from netcfg.platforms.junos import facts, render
+from netcfg.platforms.junos import routes as route_tables
 from netcfg.platforms.junos.commands import (
     SHOW_CONFIG,
     SHOW_CONFIG_COUNT,
@@ -38,6 +39,9 @@ class JunosSimulator(Simulator):
     )
     version: ClassVar[str] = "23.4R2-S3.5-EVO"
     model: ClassVar[str | None] = "qfx5240-64od"
+
+    def render_routes(self, routes: list[InstalledRoute]) -> str | None:
+        return route_tables.render_routes(routes)
 
     def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:
         config = render.render_config(state)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from netcfg.model import Device, DeviceState
+from netcfg.model import Device, DeviceState, InstalledRoute
 from netcfg.platforms.base import Command, LoadBalancing, Platform, register
-from netcfg.platforms.nxos import balancing, commands, parse, remediation, render, secrets
+from netcfg.platforms.nxos import balancing, commands, parse, remediation, render, routes, secrets
 from netcfg.platforms.nxos.text import split_config
 
 if TYPE_CHECKING:
@@ -40,7 +40,9 @@ class Nxos(Platform):
         r"show interface counters errors",
         r"show queuing interface",
         r"show queuing pfc-queue detail",
+        r"show ip route",
     )
+    route_command: ClassVar[Command | None] = commands.SHOW_IP_ROUTE
 
     def hash_intent(self, fields: frozenset[str]) -> frozenset[str]:
         return balancing.intent_fields(fields)
@@ -53,6 +55,9 @@ class Nxos(Platform):
 
     def parse_config(self, text: str, device: Device) -> DeviceState:
         return parse.parse_config(text, device)
+
+    def parse_routes(self, text: str) -> list[InstalledRoute] | str:
+        return routes.read_routes(text)
 
     def parse_outputs(self, outputs: dict[str, str], device: Device) -> DeviceState:
         return parse.parse_outputs(outputs, device)

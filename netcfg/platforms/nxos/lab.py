@@ -7,7 +7,8 @@ import re
 import zlib
 from typing import ClassVar
 
-from netcfg.model import Device, DeviceState, InterfaceState, PortCounters, Watchdog
+from netcfg.model import Device, DeviceState, InstalledRoute, InterfaceState, PortCounters, Watchdog
+from netcfg.platforms.nxos import routes as route_tables
 from netcfg.platforms.nxos.commands import (
     SHOW_ERRORS,
     SHOW_INTERFACE,
@@ -231,6 +232,9 @@ class NxosSimulator(Simulator):
     )
     version: ClassVar[str] = "10.4(3)"
     model: ClassVar[str | None] = "Nexus9000 C9364D-GX2A"
+
+    def render_routes(self, routes: list[InstalledRoute]) -> str | None:
+        return route_tables.render_routes(routes)
 
     def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:
         return outputs(state)

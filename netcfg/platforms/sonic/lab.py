@@ -16,12 +16,14 @@ from netcfg.model import (
     Device,
     DeviceState,
     EcnSetting,
+    InstalledRoute,
     PgBuffer,
     PortCounters,
     Role,
     Watchdog,
     port_sort_key,
 )
+from netcfg.platforms import frr
 from netcfg.platforms.simulator import CliProfile, Simulator, bash_profile, register_simulator
 from netcfg.platforms.sonic import show
 from netcfg.platforms.sonic.commands import (
@@ -391,6 +393,9 @@ class SonicSimulator(Simulator):
     cli_profile: ClassVar[CliProfile] = bash_profile()
     version: ClassVar[str] = "202405.12-3f2b1a9c"
     model: ClassVar[str | None] = "ACS-SN5600"
+
+    def render_routes(self, routes: list[InstalledRoute]) -> str | None:
+        return frr.render_routes(routes)
 
     def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:
         return {

@@ -1,0 +1,77 @@
+"""EOS's route table, `show ip route | json`: VRFs by name, each with its routes by prefix, every
+route its type (`connected`, `static`, `eBGP`, ...) and the `vias` it forwards by. Only the default
+VRF carries the fabric; a management VRF a collector printed with it is left out."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from netcfg.model import InstalledRoute, NextHop
+from netcfg.platforms.routes import RouteTable, read_json
+
+_PREFIX = re.compile(r"[0-9a-fA-F.:]+/\d{1,3}")
+# EOS's route types by what they are to netcfg; any other keeps EOS's own name.
+_PROTOCOLS = {"connected": "connected", "static": "static", "eBGP": "bgp", "iBGP": "bgp", "bgp": "bgp"}
+_SHAPE = "expected `show ip route | json`: {'vrfs': {'default': {'routes': {prefix: route}}}}"
+
+
+def read_routes(text: str) -> RouteTable:
+    data = read_json(text, "`show ip route | json`")
+    if isinstance(data, str):
+        return data
+    vrfs = data.get("vrfs") if isinstance(data, dict) else None
+    vrf = vrfs.get("default") if isinstance(vrfs, dict) else None
+    table = vrf.get("routes") if isinstance(vrf, dict) else None
+    if not isinstance(table, dict):
+        return _SHAPE
+    routes = []
+    # The routes that forward alike share one tuple of next hops (the analysis looks them up by it).
+    shared: dict[tuple[NextHop, ...], tuple[NextHop, ...]] = {}
+    for prefix, route in table.items():
+        vias = route.get("vias", []) if isinstance(route, dict) else None
+        if not _PREFIX.fullmatch(prefix) or not isinstance(vias, list):
+            return f"{prefix[:60]!r}: {_SHAPE}"
+        hops = []
+        for via in vias:
+            if not isinstance(via, dict):
+                return f"{prefix}: a via that is not an object"
+            hops.append(NextHop(_text(via.get("nexthopAddr")), _text(via.get("interface"))))
+        kind = str(route.get("routeType", "unknown"))
+        vias = shared.setdefault(tuple(hops), tuple(hops))
+        routes.append(InstalledRoute(prefix, _PROTOCOLS.get(kind, kind), vias))
+    return routes
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def render_routes(routes: list[InstalledRoute]) -> str:
+    """`show ip route | json` of a default VRF holding these routes, as EOS prints it (for the lab)."""
+    table = {}
+    for route in routes:
+        kind = "eBGP" if route.protocol == "bgp" else route.protocol
+        entry: dict[str, object] = {
+            "kernelProgrammed": True,
+            "directlyConnected": route.attached,
+            "routeAction": "forward",
+            "routeLeaked": False,
+            "vias": [
+                {k: v for k, v in (("nexthopAddr", hop.address), ("interface", hop.interface)) if v}
+                for hop in route.next_hops
+            ],
+            "hardwareProgrammed": True,
+            "routeType": kind,
+        }
+        if not route.attached:
+            entry |= {"metric": 0, "preference": 200}
+        table[route.prefix] = entry
+    vrf = {
+        "routes": table,
+        "allRoutesProgrammedKernel": True,
+        "routingDisabled": False,
+        "allRoutesProgrammedHardware": True,
+        "defaultRouteState": "notSet",
+    }
+    return json.dumps({"vrfs": {"default": vrf}}, indent=4) + "\n"
