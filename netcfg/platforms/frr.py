@@ -24,8 +24,6 @@ def read_routes(text: str) -> RouteTable:
     if not isinstance(data, dict):
         return _SHAPE
     routes = []
-    # The routes that forward alike share one tuple of next hops (the analysis looks them up by it).
-    shared: dict[tuple[NextHop, ...], tuple[NextHop, ...]] = {}
     for prefix, entries in data.items():
         if not _PREFIX.fullmatch(prefix) or not isinstance(entries, list):
             return f"{prefix[:60]!r}: {_SHAPE}"
@@ -39,7 +37,6 @@ def read_routes(text: str) -> RouteTable:
             hops = _next_hops(entry.get("nexthops"))
             if hops is None:
                 return f"{prefix}: a `nexthops` that is not a list of objects"
-            hops = shared.setdefault(hops, hops)
             routes.append(InstalledRoute(prefix, str(entry.get("protocol", "unknown")), hops))
             break
     return routes

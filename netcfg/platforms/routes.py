@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from netcfg.model import DeviceState, InstalledRoute
+from netcfg.model import DeviceState, InstalledRoute, NextHop
 
 if TYPE_CHECKING:
     from netcfg.platforms.base import Platform
@@ -40,5 +40,10 @@ def read_routes(platform: Platform, outputs: dict[str, str], state: DeviceState)
     if isinstance(found, str):
         state.unparsed[command.cli] = found
         return
-    state.routes = found
+    # Routes that forward alike share one tuple of next hops: the analysis caches what it learns of
+    # a tuple by its identity, and a fabric's tables repeat a handful of next-hop sets.
+    shared: dict[tuple[NextHop, ...], tuple[NextHop, ...]] = {}
+    state.routes = [
+        InstalledRoute(r.prefix, r.protocol, shared.setdefault(r.next_hops, r.next_hops)) for r in found
+    ]
     state.facets |= {"routes"}

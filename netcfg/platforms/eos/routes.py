@@ -26,8 +26,6 @@ def read_routes(text: str) -> RouteTable:
     if not isinstance(table, dict):
         return _SHAPE
     routes = []
-    # The routes that forward alike share one tuple of next hops (the analysis looks them up by it).
-    shared: dict[tuple[NextHop, ...], tuple[NextHop, ...]] = {}
     for prefix, route in table.items():
         vias = route.get("vias", []) if isinstance(route, dict) else None
         if not _PREFIX.fullmatch(prefix) or not isinstance(vias, list):
@@ -38,8 +36,7 @@ def read_routes(text: str) -> RouteTable:
                 return f"{prefix}: a via that is not an object"
             hops.append(NextHop(_text(via.get("nexthopAddr")), _text(via.get("interface"))))
         kind = str(route.get("routeType", "unknown"))
-        vias = shared.setdefault(tuple(hops), tuple(hops))
-        routes.append(InstalledRoute(prefix, _PROTOCOLS.get(kind, kind), vias))
+        routes.append(InstalledRoute(prefix, _PROTOCOLS.get(kind, kind), tuple(hops)))
     return routes
 
 

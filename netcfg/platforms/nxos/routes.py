@@ -27,12 +27,10 @@ def read_routes(text: str) -> RouteTable:
     kind = ""
     hops: list[NextHop] = []
     seen_table = False
-    # The routes that forward alike share one tuple of next hops (the analysis looks them up by it).
-    shared: dict[tuple[NextHop, ...], tuple[NextHop, ...]] = {}
 
     def close() -> None:
         if prefix is not None and vrf == "default" and hops:
-            routes.append(InstalledRoute(prefix, kind, shared.setdefault(tuple(hops), tuple(hops))))
+            routes.append(InstalledRoute(prefix, kind, tuple(hops)))
 
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
