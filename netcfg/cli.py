@@ -383,12 +383,14 @@ def cmd_from_netbox(args: argparse.Namespace, console: Console) -> int:
 
 @command("lab snapshot")
 def cmd_lab_snapshot(args: argparse.Namespace, console: Console) -> int:
-    from netcfg.lab.devices import load_faults
+    from netcfg.lab.devices import faults_named, load_faults
     from netcfg.lab.snapshot import write_simulated_snapshot
 
     fabric, policy = load(args.inventory)
-    faults = load_faults(Path(args.faults) if args.faults else None, fabric)
-    path = write_simulated_snapshot(fabric, policy, faults, Path(args.output), routes=args.routes)
+    faults_file = Path(args.faults) if args.faults else None
+    faults = load_faults(faults_file, fabric)
+    with faults_named(faults_file):
+        path = write_simulated_snapshot(fabric, policy, faults, Path(args.output), routes=args.routes)
     console.print(f"wrote simulated snapshot of {len(fabric.devices)} devices to {path}/")
     return EXIT_OK
 
@@ -650,14 +652,16 @@ def _verbatim(console: Console, text: str) -> None:
 
 @command("lab serve")
 def cmd_lab_serve(args: argparse.Namespace, console: Console) -> int:
-    from netcfg.lab.devices import load_faults
+    from netcfg.lab.devices import faults_named, load_faults
     from netcfg.lab.fabric import connection_files, lab_server
     from netcfg.nornir_inventory import read_login
 
     fabric, policy = load(args.inventory)
     login = read_login(fabric)
-    faults = load_faults(Path(args.faults) if args.faults else None, fabric)
-    server = lab_server(fabric, policy, faults, login.username, login.password)
+    faults_file = Path(args.faults) if args.faults else None
+    faults = load_faults(faults_file, fabric)
+    with faults_named(faults_file):
+        server = lab_server(fabric, policy, faults, login.username, login.password)
 
     @contextmanager
     def ready(_server: object) -> Iterator[None]:

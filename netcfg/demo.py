@@ -14,7 +14,7 @@ from netcfg.collect import CollectOptions
 from netcfg.drain import DrainLimit, DrainTarget
 from netcfg.errors import InputError, OutputError
 from netcfg.folder_lock import folder_lock
-from netcfg.lab.devices import load_faults
+from netcfg.lab.devices import faults_named, load_faults
 from netcfg.lab.fabric import lab_server, write_connection_files
 from netcfg.model import Fabric
 from netcfg.nornir_inventory import Login, read_connections
@@ -59,7 +59,8 @@ def _demo(
     drain = DrainTarget(out / "drain-list.sh", "slurm")
     drain.check()  # refused before the lab starts
     faults_path = faults_file or Path(fabric.source).parent / "faults.yaml"
-    faults = load_faults(faults_path if faults_path.is_file() else None, fabric)
+    faults_file = faults_path if faults_path.is_file() else None
+    faults = load_faults(faults_file, fabric)
     # A throwaway login for this run only: the lab and the collector share it in memory, nothing stores it.
     login = Login("netcfg-demo", secrets.token_urlsafe(18))
     # Text, not markup: paths are the user's and may hold `[...]`.
@@ -69,7 +70,9 @@ def _demo(
             f"with {len(faults)} seeded faults from {faults_path}"
         )
     )
-    with lab_server(fabric, policy, faults, login.username, login.password) as server:
+    with faults_named(faults_file):
+        lab = lab_server(fabric, policy, faults, login.username, login.password)
+    with lab as server:
         connections, known_hosts = write_connection_files(server, out / "lab")
         notes.print(
             Text(

@@ -277,7 +277,7 @@ def test_nxos_rewrites_by_the_set_dscp_of_the_class_a_port_classifies_into():
     assert (ports["Ethernet1/1"], ports["Ethernet1/2"], ports["Ethernet1/3"]) == ({3: 24}, {}, {})
 
 
-def test_a_domain_fault_on_a_host_is_refused_naming_its_field(tmp_path, capsys):
+def test_a_domain_fault_on_a_host_is_refused_naming_its_file_and_field(tmp_path, capsys):
     faults = tmp_path / "faults.yaml"
     for fault in ("switched: [eth0]", 'outside: {eth0: "storage1:eth0"}', "dscp_rewrite: {26: 24}"):
         faults.write_text(f"devices:\n  gpu01: {{{fault}}}\n", encoding="utf-8")
@@ -287,3 +287,4 @@ def test_a_domain_fault_on_a_host_is_refused_naming_its_field(tmp_path, capsys):
         assert (
             (code, len(err)) == (2, 1) and f"devices.gpu01.{key}" in err[0] and "expected a switch" in err[0]
         )
+        assert err[0].startswith(f"netcfg: error: {faults}: devices.gpu01."), err[0]

@@ -55,6 +55,8 @@ from __future__ import annotations
 import dataclasses
 import zlib
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -215,6 +217,21 @@ def load_faults(path: Path | None, fabric: Fabric) -> dict[str, DeviceFaults]:
         if name not in fabric.devices:
             raise InputError(f"{path}: devices.{name}", "device is not in the inventory")
     return faults
+
+
+@contextmanager
+def faults_named(path: Path | None) -> Iterator[None]:
+    """Errors in what a faults file means are found once its devices are simulated, where the file
+    is no longer known (`faults: devices.X.field`): they leave this block naming the file itself."""
+    try:
+        yield
+    except InputError as exc:
+        if path is None or not exc.where.startswith(FAULTS_WHERE):
+            raise
+        raise InputError(f"{path}: {exc.where.removeprefix(FAULTS_WHERE)}", exc.expected) from None
+
+
+FAULTS_WHERE = "faults: "
 
 
 def check_printed(faults: DeviceFaults, device: Device) -> None:
