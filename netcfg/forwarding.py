@@ -19,6 +19,7 @@ from __future__ import annotations
 import ipaddress
 from collections import deque
 from dataclasses import dataclass, field
+from functools import cache
 
 from netcfg.model import DeviceState, Endpoint, Fabric, InstalledRoute, NextHop, Role
 
@@ -189,29 +190,30 @@ class _Tables:
                     found[route.prefix] = frozenset(mine)
         return found
 
-    def forwarding(self, covers: list[str]) -> tuple[list[int], list[str | None]]:
-        """Every switch's hop set toward a destination (longest prefix match over `covers`, the
-        destination and its less specific prefixes), and the prefix of the route it matched."""
-        sets: list[int] = []
-        matched: list[str | None] = []
-        exact, wider = covers[0], covers[1:]
-        by_id, hop_set = self._by_id, self.hop_set
+    def forwarding(self, prefixes: list[str]) -> list[tuple[int, ...]]:
+        """Every switch's hop set toward each destination, by longest prefix match: a switch's
+        column of destinations at a time (list comprehensions: this is the analysis' inner loop,
+        switches times destinations)."""
+        columns: list[list[int]] = []
         for node, table in enumerate(self.tables):
             if table is None:
-                sets.append(_NO_TABLE)
-                matched.append(None)
+                columns.append([_NO_TABLE] * len(prefixes))
                 continue
-            route = table.get(exact)
-            if route is None:
-                route = next((r for c in wider if (r := table.get(c)) is not None), None)
-            if route is None:
-                sets.append(_NO_ROUTE)
-                matched.append(None)
-            else:
-                known = by_id[node].get(id(route.next_hops))
-                sets.append(known if known is not None else hop_set(node, route))
-                matched.append(route.prefix)
-        return sets, matched
+            known = self._by_id[node]
+            routes = [table.get(p) for p in prefixes]
+            column = [known.get(id(r.next_hops), -3) if r is not None else -3 for r in routes]
+            for i, found in enumerate(column):
+                if found != -3:
+                    continue
+                route = routes[i] or self.route_for(node, prefixes[i])
+                column[i] = _NO_ROUTE if route is None else self.hop_set(node, route)
+            columns.append(column)
+        return list(zip(*columns, strict=True)) if columns else [() for _ in prefixes]
+
+    def route_for(self, node: int, prefix: str) -> InstalledRoute | None:
+        """The route a switch forwards a destination by: the longest prefix that covers it."""
+        table = self.tables[node] or {}
+        return next((r for c in _covers(prefix) if (r := table.get(c)) is not None), None)
 
     def channel(self, tail: int, head: int) -> tuple[Endpoint, Endpoint]:
         """The link a next hop leaves by, crossed from `tail` to `head`: the port the route names."""
@@ -227,6 +229,7 @@ def _subnet(prefix: str, port: str) -> list[tuple[ipaddress.IPv4Network | ipaddr
         return []
 
 
+@cache
 def _covers(prefix: str) -> list[str]:
     """The prefix, then each less specific one down to the default route, as devices write them."""
     try:
@@ -243,8 +246,7 @@ class _Pattern:
 
     prefixes: list[str]
     owners: frozenset[int]
-    sets: list[int]
-    matched: list[str | None]
+    sets: tuple[int, ...]
     reached: set[int] = field(default_factory=set)
     unknown: bool = False
 
@@ -291,13 +293,15 @@ def analyse_routes(fabric: Fabric, states: dict[str, DeviceState]) -> RouteAnaly
     result.missing = [name for name, table in zip(tables.names, tables.tables, strict=True) if table is None]
     complete = not result.missing
     patterns: dict[tuple, _Pattern] = {}
-    for prefix, owners in sorted(tables.destinations().items()):
-        sets, matched = tables.forwarding(_covers(prefix))
-        key = (owners, *sets)
+    destinations = sorted(tables.destinations().items())
+    for (prefix, owners), sets in zip(
+        destinations, tables.forwarding([p for p, _ in destinations]), strict=True
+    ):
+        key = (owners, sets)
         if key in patterns:
             patterns[key].prefixes.append(prefix)
         else:
-            patterns[key] = _Pattern([prefix], owners, sets, matched)
+            patterns[key] = _Pattern([prefix], owners, sets)
     result.destinations = sum(len(p.prefixes) for p in patterns.values())
     result.unresolved = [name for i, name in enumerate(tables.names) if i in tables.unresolved_at]
     complete = complete and not tables.unresolved_at
@@ -314,22 +318,24 @@ def analyse_routes(fabric: Fabric, states: dict[str, DeviceState]) -> RouteAnaly
         carried = [(x, y, z) for x, y, z in turns if pattern.carries(x, y, members)]
         if carried:
             turning.append(pattern)
-        matched = pattern.matched
+        first = pattern.prefixes[0]
         for x, y, z in carried:
-            if (y, matched[y], z, x) in seen:
+            at, sender = tables.route_for(y, first), tables.route_for(x, first)
+            named = (y, at.prefix if at else None, z, x)
+            if named in seen:
                 continue
-            seen.add((y, matched[y], z, x))
+            seen.add(named)
             hop, port = tables.via[(y, z)]
             result.valleys.append(
                 RouteValley(
                     names[y],
                     pattern.prefixes[0],
-                    matched[y] or "",
+                    at.prefix if at else "",
                     hop,
                     port,
                     names[z],
                     names[x],
-                    matched[x] or "",
+                    sender.prefix if sender else "",
                 )
             )
     if result.valleys:
@@ -337,7 +343,7 @@ def analyse_routes(fabric: Fabric, states: dict[str, DeviceState]) -> RouteAnaly
     return result
 
 
-def _turns(tables: _Tables, sets: list[int], owners: frozenset[int]) -> list[tuple[int, int, int]]:
+def _turns(tables: _Tables, sets: tuple[int, ...], owners: frozenset[int]) -> list[tuple[int, int, int]]:
     """(from, at, to): a switch `at` that a higher one sends the destination down to, and that
     forwards it up again."""
     found = []
