@@ -217,8 +217,11 @@ def cmd_lossless(args: argparse.Namespace, console: Console) -> int:
 
     fabric, policy = load_checked(args.inventory, args)
     states, source = _states(args, fabric, policy)
-    findings = [f for f in run_checks(fabric, policy, states) if f.rule.startswith(LOSSLESS_RULES)]
+    # The rules' own analyses, kept: the headline below reports them instead of running them again.
     ctx = CheckContext(fabric, policy, states)
+    findings = [
+        f for f in run_checks(fabric, policy, states, memo=ctx.memo) if f.rule.startswith(LOSSLESS_RULES)
+    ]
     analysis = deadlock_analysis(ctx)
     # Machine formats keep stdout to themselves: the analysis' headline goes to stderr then.
     if args.format != "table":

@@ -72,6 +72,29 @@ def test_clean_configs_of_a_shared_asn_get_no_finding_and_unique_asns_their_what
         assert all("after the failure of" in f["message"] and f["actual"] == "4-channel cycle" for f in found)
 
 
+def test_lossless_judges_the_fabric_once_and_its_headline_tells_what_the_finding_found(
+    tmp_path, capsys, monkeypatch
+):
+    """The headline is the analysis the rules ran, not a second one (at 32,768 GPUs each takes seconds)."""
+    import netcfg.checks.lossless as lossless_rules
+
+    runs = []
+
+    def counted(*args, **kwargs):
+        runs.append(args)
+        return analyse(*args, **kwargs)
+
+    monkeypatch.setattr(lossless_rules, "analyse", counted)
+    out = tmp_path / "configs"
+    assert main(["render", str(LAB / "fabric.yaml"), "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["lossless", str(LAB / "fabric.yaml"), "--configs", str(out)]) == 1
+    printed = " ".join(capsys.readouterr().out.split())
+    assert len(runs) == 1
+    assert "with a cyclic buffer dependency" in printed and " 0 with a cyclic" not in printed
+    assert "lossless.cbd" in printed
+
+
 def test_without_an_asn_plan_there_is_no_deadlock_verdict(tmp_path, capsys):
     plain = tmp_path / "fabric.yaml"
     plain.write_text(

@@ -20,12 +20,17 @@ def run_checks(
     states: dict[str, DeviceState],
     previous: dict[str, DeviceState] | None = None,
     baseline: dict[str, DeviceState] | None = None,
+    *,
+    memo: dict[str, object] | None = None,
 ) -> list[Finding]:
     """Every rule over the states, merged into findings; the fabric's waivers (if any) applied.
 
     `previous`: an earlier reading of the devices that counter rates are judged against (default:
-    the `baseline`, if any); `baseline`: the go-live reading."""
+    the `baseline`, if any); `baseline`: the go-live reading. `memo`: where the fabric-wide analyses
+    of this run are kept, for a caller that reports them too (see `CheckContext.memo`)."""
     ctx = CheckContext(fabric, policy, states, previous or baseline or {}, baseline or {})
+    if memo is not None:
+        ctx.memo = memo
     raw: list[tuple[Rule, Issue]] = []
     with paused_gc():
         for r in RULES.values():
