@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from ipaddress import ip_network
 from pathlib import Path
+from typing import Any
 
-from netcfg.model import DeviceState, Fabric, InterfaceState
+from netcfg.model import DeviceState, Fabric, InstalledRoute, InterfaceState, StaticRoute
 from netcfg.rules import show
 from netcfg.sources import snapshot_states, unchanged_devices
 
@@ -38,6 +41,10 @@ def settings(state: DeviceState) -> dict[str, object]:
         "dscp_map": state.dscp_map,
         "tc_queue": state.tc_queue,
         "pfc_watchdog": state.watchdog,
+        "tc_priority_group": state.tc_pg,
+        "tc_pfc_priority": state.tc_pfc,
+        "ecmp_hash_fields": state.hash_fields,
+        "ecmp_hash_seed": state.hash_seed,
         "collection": state.collection_error[0] if state.collection_error else "ok",
     }
     for port in state.interfaces.values():
@@ -46,6 +53,20 @@ def settings(state: DeviceState) -> dict[str, object]:
     for n in state.lldp:
         out[f"{n.local_interface}.lldp_neighbor"] = f"{n.system_name}:{n.port}"
     return out
+
+
+_Route = StaticRoute | InstalledRoute
+
+
+def _static_text(route: StaticRoute) -> str:
+    return " ".join(part for part in (route.interface, route.next_hop) if part) or "no next hop"
+
+
+def _route_text(route: InstalledRoute) -> str:
+    """A route as drift shows it: its protocol and its next hops in a stable order (ECMP members
+    print in any order from one reading to the next)."""
+    hops = sorted(" ".join(part for part in (hop.interface, hop.address) if part) for hop in route.next_hops)
+    return f"{route.protocol} via {', '.join(hops)}" if hops else route.protocol
 
 
 def drift(before: dict[str, DeviceState], after: dict[str, DeviceState]) -> list[Change]:
@@ -81,7 +102,48 @@ def drift(before: dict[str, DeviceState], after: dict[str, DeviceState]) -> list
             old_text, new_text = _value_text(old), _value_text(new)
             if old_text != new_text and not (unreadable and {old_text, new_text} & _UNREAD):
                 changes.append(Change(device, key, old_text, new_text))
+        was, now = before[device], after[device]
+        changes += _route_changes(device, "static_route", was.static_routes, now.static_routes, _static_text)
+        changes += _route_changes(device, "route", was.routes, now.routes, _route_text)
     return changes
+
+
+def _route_changes(
+    device: str,
+    setting: str,
+    before: Sequence[_Route] | None,
+    after: Sequence[_Route] | None,
+    text: Callable[[Any], str],
+) -> list[Change]:
+    """The routes that differ between two readings, by prefix. Routes one reading does not show (a
+    table not collected or not readable, a config without them) are unknown there: nothing is
+    compared, nor is every route 'absent'. Equal tables, the usual case, are passed over whole."""
+    if before is None or after is None or before == after:
+        return []
+    was, now = _by_prefix(before, text), _by_prefix(after, text)
+    return [
+        Change(device, f"{setting} {prefix}", was.get(prefix, "absent"), now.get(prefix, "absent"))
+        for prefix in sorted(was.keys() | now.keys(), key=_prefix_key)
+        if was.get(prefix) != now.get(prefix)
+    ]
+
+
+def _by_prefix(routes: Sequence[_Route], text: Callable[[Any], str]) -> dict[str, str]:
+    """Each prefix's routes as one text: a config may hold several for a prefix (a floating static
+    route beside the preferred one)."""
+    found: dict[str, list[str]] = {}
+    for route in routes:
+        found.setdefault(route.prefix, []).append(text(route))
+    return {prefix: "; ".join(sorted(texts)) for prefix, texts in found.items()}
+
+
+def _prefix_key(prefix: str) -> tuple[int, int, int, str]:
+    """Prefixes in address order; one that is no network (a garbled table) after them, as printed."""
+    try:
+        network = ip_network(prefix, strict=False)
+    except ValueError:
+        return 7, 0, 0, prefix
+    return network.version, int(network.network_address), network.prefixlen, ""
 
 
 _ABSENT = object()

@@ -9,7 +9,7 @@ from hypothesis import settings as settings_
 from hypothesis import strategies as st
 
 from netcfg.drift import _text, drift, settings
-from netcfg.model import DeviceState, InterfaceState
+from netcfg.model import DeviceState, InstalledRoute, InterfaceState, NextHop, StaticRoute
 from netcfg.sources import intent_states
 
 
@@ -89,3 +89,59 @@ def test_drift_reports_exactly_the_settings_whose_text_changed(lab_fabric, lab_p
     after = dataclasses.replace(leaf, interfaces=changed)
     found = [(c.setting, c.before, c.after) for c in drift({"leaf": leaf}, {"leaf": after})]
     assert found == _by_text(leaf, after)
+
+
+def _leaf_with(state: DeviceState, **changes: object) -> DeviceState:
+    return dataclasses.replace(state, **changes)
+
+
+def test_route_table_hash_and_static_route_changes_are_drift_and_an_uncollected_table_is_none(
+    lab_fabric, lab_policy
+):
+    """A valley route learnt overnight, an ECMP member lost, a new hash seed and a static route added
+    are what a scheduled audit must show; a table not collected this time is unknown, not empty."""
+    before = intent_states(lab_fabric, lab_policy)
+    leaf = before["leaf-su1-r1"]
+    up1, up2 = NextHop("10.1.0.1", "Ethernet31"), NextHop("10.1.0.3", "Ethernet32")
+    table = [
+        InstalledRoute("10.0.0.0/8", "bgp", (up1, up2)),
+        InstalledRoute("10.1.0.0/31", "connected", (NextHop(None, "Ethernet31"),)),
+        InstalledRoute("192.168.9.0/24", "bgp", (up2,)),
+    ]
+    before["leaf-su1-r1"] = _leaf_with(leaf, routes=table, hash_seed=1, static_routes=[])
+    after = dict(before)
+    after["leaf-su1-r1"] = _leaf_with(
+        leaf,
+        # The same ECMP set printed in another order is no change; one member lost is.
+        routes=[
+            InstalledRoute("10.0.0.0/8", "bgp", (up1,)),
+            InstalledRoute("10.1.0.0/31", "connected", (NextHop(None, "Ethernet31"),)),
+            InstalledRoute("10.2.0.0/16", "bgp", (up2,)),
+            InstalledRoute("192.168.9.0/24", "bgp", (up2,)),
+        ],
+        hash_seed=7,
+        static_routes=[
+            StaticRoute("0.0.0.0/0", "10.1.0.3", "Ethernet32", line=91),
+            StaticRoute("0.0.0.0/0", "10.1.0.1", "Ethernet31", line=90),
+        ],
+    )
+    changes = [(c.setting, c.before, c.after) for c in drift(before, after) if c.device == "leaf-su1-r1"]
+    assert changes == [
+        ("ecmp_hash_seed", "1", "7"),
+        ("static_route 0.0.0.0/0", "absent", "Ethernet31 10.1.0.1; Ethernet32 10.1.0.3"),
+        (
+            "route 10.0.0.0/8",
+            "bgp via Ethernet31 10.1.0.1, Ethernet32 10.1.0.3",
+            "bgp via Ethernet31 10.1.0.1",
+        ),
+        ("route 10.2.0.0/16", "absent", "bgp via Ethernet32 10.1.0.3"),
+    ]
+    shuffled = dict(before)
+    shuffled["leaf-su1-r1"] = _leaf_with(
+        before["leaf-su1-r1"], routes=[InstalledRoute("10.0.0.0/8", "bgp", (up2, up1)), *table[1:]]
+    )
+    assert drift(before, shuffled) == []
+    # Not collected with --routes this time, and a config that does not show static routes.
+    unknown = dict(after)
+    unknown["leaf-su1-r1"] = _leaf_with(after["leaf-su1-r1"], routes=None, static_routes=None)
+    assert [c.setting for c in drift(after, unknown)] == []
