@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from ipaddress import ip_network
 from pathlib import Path
@@ -170,7 +170,15 @@ def snapshot_drift(
     same = unchanged_devices(before, after)
     if after_states is None:
         after_states = snapshot_states(fabric, after, skip=same)
+    return changed_drift(snapshot_states(fabric, before, skip=same), after_states, same)
+
+
+def changed_drift(
+    before: dict[str, DeviceState], after: dict[str, DeviceState], same: Collection[str]
+) -> list[Change]:
+    """`drift`, passing over the devices `same` names: those whose outputs (counters and link state
+    aside) and collection result both snapshots' `meta.json` fingerprints show unchanged."""
     return drift(
-        snapshot_states(fabric, before, skip=same),
-        {name: state for name, state in after_states.items() if name not in same},
+        {name: state for name, state in before.items() if name not in same},
+        {name: state for name, state in after.items() if name not in same},
     )
