@@ -79,14 +79,21 @@ def _read_any(devices: dict[str, object], wanted: set[str] | None) -> bool:
     )
 
 
-def selection_states(fabric: Fabric, snapshot: Path, selected: Collection[str]) -> dict[str, DeviceState]:
-    """The states an earlier snapshot holds of the `selected` devices (those audited now).
+def selection_states(
+    fabric: Fabric,
+    snapshot: Path,
+    selected: Collection[str],
+    *,
+    counters_only: bool = False,
+) -> dict[str, DeviceState]:
+    """The states an earlier snapshot holds of the `selected` devices (those audited now);
+    `counters_only`: what the counter rules judge by, alone (`snapshot_states`).
 
     Devices of that snapshot outside the selection are left out: an audit of one rail says nothing
     about the others, so they are neither drift ("present -> absent") nor counters to compare.
     """
     elsewhere = set(device_entries(snapshot)) - set(selected)
-    return snapshot_states(fabric, snapshot, skip=elsewhere)
+    return snapshot_states(fabric, snapshot, skip=elsewhere, counters_only=counters_only)
 
 
 def baseline_snapshot(root: Path) -> Path | None:
@@ -167,9 +174,7 @@ def run_audit(
         nothing_read = all(state.collection_error for state in states.values())
         before, since = earlier.result()
         findings = run_checks(fabric, policy, states, before, since)
-        # Devices whose outputs the fingerprints show unchanged have no drift: on a nightly audit
-        # that is nearly all of them, and comparing their settings cost more than the checks.
-        changes = changed_drift(before, states, unchanged_devices(previous, snapshot)) if previous else []
+        changes = earlier.drift(states, snapshot) if previous is not None else []
         extra = {
             "snapshot": str(snapshot),
             "drift_against": str(previous) if previous else None,
@@ -200,9 +205,13 @@ def run_audit(
 
 
 class _EarlierReadings:
-    """The previous audit's and the go-live baseline's states of the audited devices, parsed while
-    the devices are collected: a nightly audit of thousands of devices otherwise spends most of a
-    minute reading them after collection."""
+    """The previous audit's and the go-live baseline's counters of the audited devices, parsed while
+    the devices are collected (a nightly audit of thousands of devices otherwise spends most of a
+    minute reading them after collection), and what drift needs of the previous audit's settings.
+
+    Counters are all the rules judge an earlier reading by. Drift passes over the devices whose
+    fingerprints show their outputs unchanged, nearly all of them on a nightly audit; the settings
+    of the rest are parsed once they are known, after collection."""
 
     def __init__(
         self, fabric: Fabric, names: Collection[str], previous: Path | None, baseline: Path | None
@@ -219,13 +228,26 @@ class _EarlierReadings:
             self._error = exc
 
     def _read(self, snapshot: Path | None) -> dict[str, DeviceState]:
-        return selection_states(self._fabric, snapshot, self._names) if snapshot is not None else {}
+        if snapshot is None:
+            return {}
+        return selection_states(self._fabric, snapshot, self._names, counters_only=True)
 
     def result(self) -> tuple[dict[str, DeviceState], dict[str, DeviceState]]:
-        """(previous, baseline) states; what reading them raised, raised here."""
+        """(previous, baseline) counter states; what reading them raised, raised here."""
         if self._error is not None:
             raise self._error
         return self._states
+
+    def drift(self, states: dict[str, DeviceState], snapshot: Path) -> list[Change]:
+        """The drift of `states` (collected into `snapshot`) since the previous audit.
+
+        A device that failed now is compared by its collection result alone, which its counter
+        state holds; the settings of the others that changed are read from the previous audit."""
+        assert self._previous is not None
+        same = unchanged_devices(self._previous, snapshot)
+        wanted = [name for name, state in states.items() if name not in same and not state.collection_error]
+        settings = selection_states(self._fabric, self._previous, wanted) if wanted else {}
+        return changed_drift({**self.result()[0], **settings}, states, same)
 
 
 # The reports of one audit, named by its snapshot's time stamp.

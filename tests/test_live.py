@@ -187,8 +187,13 @@ def test_cli_audit_twice_reports_drift_and_remediation(lab_fabric, lab_policy, t
     # The report folder's page of the second audit lists the same changes, and the first had none.
     first, second = sorted((tmp_path / "r" / "lab").glob("*.html"))
     assert "No earlier audit to compare with." in first.read_text()
-    drift = second.read_text().split("id=drift>", 1)[1].split("</table>", 1)[0]
-    assert drift.count("<tr>") == 1 + 6 and "<td>leaf-su1-r3<td>Ethernet1.no_drop_priorities" in drift
+    page = second.read_text().split("id=drift>", 1)[1].split("</table>", 1)[0]
+    assert page.count("<tr>") == 1 + 6 and "<td>leaf-su1-r3<td>Ethernet1.no_drop_priorities" in page
+    # The audit read only the previous audit's counters while collecting, and the settings of the
+    # device that changed after: its drift is what `netcfg drift` finds parsing both snapshots whole.
+    saved = json.loads(sorted((tmp_path / "r" / "lab").glob("*.json"))[1].read_text())["drift"]
+    snapshots = sorted(p for p in (tmp_path / "s" / "lab").iterdir() if not p.name.startswith("."))
+    assert saved == [c.as_dict() for c in drift(*(snapshot_states(lab_fabric, s) for s in snapshots))]
     assert {f["device"] for f in report["findings"] if f["severity"] == "error"} == {"leaf-su1-r3"}
     assert [f["rule"] for f in report["findings"] if f["severity"] == "info"] == ["state.missing"]
     snapshot = Path(report["summary"]["snapshot"])
