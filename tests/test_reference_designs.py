@@ -164,3 +164,76 @@ def test_one_line_broken_in_a_reference_design_is_named_at_its_device_interface_
     echoes = sorted({(f[0], f[1]) for f in found if f[0] in case.echo})
     assert (code, named) == (1, _expected(case, lines, case.check))
     assert echoes == [(rule, Path(case.file).stem) for rule in case.echo]
+
+
+# Each design's published default where it differs from the lab's policy (docs/lossless.md), put back
+# into the adapted design: netcfg names the device by the rules that judge it, and no other device.
+STOCK_DEFAULTS = {
+    "cumulus: `nv set qos roce` alone trusts pcp,dscp": (
+        "leaf-su1-r2.nvue",
+        (("nv set qos mapping default-global trust l3\n", ""),),
+        {"qos.trust", "link.trust_mismatch"},
+    ),
+    "cumulus: one RoCE cable length for every port": (
+        "leaf-su1-r2.nvue",
+        (
+            ("nv set interface swp31-32 qos pfc profile uplink-30m\n", ""),
+            ("roce cable-length 3", "roce cable-length 30"),
+        ),
+        {"pfc.cable_length"},
+    ),
+    "sonic: the AZURE template's two lossless priorities": (
+        "leaf-su1-r3.json",
+        (
+            ('"pfc_enable": "3"', '"pfc_enable": "3,4"'),
+            ('"pfcwd_sw_enable": "3"', '"pfcwd_sw_enable": "3,4"'),
+        ),
+        {"pfc.no_drop_priorities", "link.pfc_mismatch"},
+    ),
+    "sonic: the AZURE template's DSCP 26 in lossy TC 1": (
+        "leaf-su1-r3.json",
+        (('"26": "3"', '"26": "1"'),),
+        {"sonic.azure_dscp_map", "qos.dscp_map", "lossless.path"},
+    ),
+    "sonic: the AZURE_LOSSLESS template thresholds": (
+        "leaf-su1-r3.json",
+        (
+            ('_threshold": "150000"', '_threshold": "1048576"'),
+            ('_threshold": "1500000"', '_threshold": "2097152"'),
+        ),
+        {"ecn.thresholds"},
+    ),
+    "nxos: the blueprint's CNPs in qos-group 7": (
+        "leaf-su1-r4.cfg",
+        (("    set qos-group 6\n", "    set qos-group 7\n"),),
+        {"qos.dscp_map", "cnp.strict_queue"},
+    ),
+    "nxos: the blueprint's ECN thresholds": (
+        "leaf-su1-r4.cfg",
+        (
+            (
+                "maximum-threshold 1500 kbytes drop-probability 100",
+                "maximum-threshold 3000 kbytes drop-probability 7",
+            ),
+        ),
+        {"ecn.thresholds"},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", STOCK_DEFAULTS.values(), ids=STOCK_DEFAULTS.keys())
+def test_a_vendor_default_the_lab_policy_does_not_take_is_named_on_its_switch(
+    designs, tmp_path, case, capsys
+):
+    file, edits, rules = case
+    configs = tmp_path / "configs"
+    shutil.copytree(designs, configs)
+    path = configs / file
+    text = path.read_text(encoding="utf-8")
+    for old, new in edits:
+        assert old in text
+        text = text.replace(old, new)
+    path.write_text(text, encoding="utf-8")
+    _, found = _findings("check", configs, capsys)
+    assert {f[1] for f in found} == {Path(file).stem}
+    assert rules <= {f[0] for f in found}
