@@ -21,12 +21,19 @@ LAB = ROOT / "inventories" / "lab-multi"
 REFERENCE = ROOT / "tests" / "fixtures" / "reference"
 # The lab's rendered file each design replaces: the file names, port names and addresses are the
 # lab plan's (cabling.csv), so each design is checked against its real neighbours.
+# Every switch of the lab: the leaves of SU 2 are SU 1's designs on their own hosts, uplinks and
+# addresses; spine2 is the EOS design on a spine.
 DESIGNS = {
     "leaf-su1-r1.cfg": "eos_leaf-su1-r1.cfg",  # Arista AI/RoCE design guide QoS
     "leaf-su1-r2.nvue": "cumulus_leaf-su1-r2.nvue",  # NVIDIA Spectrum-X, `nv set qos roce`
     "leaf-su1-r3.json": "sonic_leaf-su1-r3.json",  # sonic-buildimage qos/buffer templates (AZURE)
     "leaf-su1-r4.cfg": "nxos_leaf-su1-r4.cfg",  # Cisco Data Center Networking Blueprint for AI/ML
+    "leaf-su2-r1.cfg": "eos_leaf-su2-r1.cfg",
+    "leaf-su2-r2.nvue": "cumulus_leaf-su2-r2.nvue",
+    "leaf-su2-r3.json": "sonic_leaf-su2-r3.json",
+    "leaf-su2-r4.cfg": "nxos_leaf-su2-r4.cfg",
     "spine1.set": "junos_spine1.set",  # Juniper AI/ML JVD, QFX5240
+    "spine2.cfg": "eos_spine2.cfg",
 }
 COMMANDS = ("check", "lossless")
 JUNOS_SCHEDULER_MAP = "set class-of-service interfaces et-0/0/* scheduler-map SM-AI"
