@@ -37,7 +37,7 @@ DESIGNS = {
 }
 COMMANDS = ("check", "lossless")
 JUNOS_SCHEDULER_MAP = "set class-of-service interfaces et-0/0/* scheduler-map SM-AI"
-JUNOS_HASH_MODE = "set forwarding-options enhanced-hash-key hash-mode layer2-payload"
+JUNOS_NO_L4_SOURCE = "set forwarding-options enhanced-hash-key family inet no-l4-source-port"
 
 
 @pytest.fixture(scope="module")
@@ -133,11 +133,9 @@ BREAKS = {
         "spine1.set",
         "",
         "set forwarding-options enhanced-hash-key ecmp-dlb per-packet",
-        "set forwarding-options enhanced-hash-key family inet no-l4-source-port\n"
-        "set forwarding-options enhanced-hash-key ecmp-dlb per-packet",
-        # The hash is named at the first statement of `enhanced-hash-key`, where the hash is set.
-        lossless=(("lb.hash_entropy", None, JUNOS_HASH_MODE),),
-        check=(("lb.hash_entropy", None, JUNOS_HASH_MODE),),
+        f"{JUNOS_NO_L4_SOURCE}\nset forwarding-options enhanced-hash-key ecmp-dlb per-packet",
+        lossless=(("lb.hash_entropy", None, JUNOS_NO_L4_SOURCE),),
+        check=(("lb.hash_entropy", None, JUNOS_NO_L4_SOURCE),),
     ),
 }
 
