@@ -430,6 +430,7 @@ JUNOS_SET = (FIXTURES / "junos" / "display_set_apstra_qfx5240.set").read_text()
 
 def test_junos_display_set_enhanced_hash_key_and_dlb():
     lines = [
+        "set forwarding-options enhanced-hash-key hash-mode layer2-payload",
         "set forwarding-options enhanced-hash-key family inet no-l4-destination-port",
         "set forwarding-options enhanced-hash-key ecmp-dlb per-packet",
     ]
@@ -437,7 +438,12 @@ def test_junos_display_set_enhanced_hash_key_and_dlb():
     state = get_platform("junos").parse_config(text, Device("leaf1", Role.LEAF, "junos"))
     assert state.hash_fields == {"src_ip", "dst_ip", "l4_src_port", "ip_protocol"}
     assert {port.lb_mode for port in state.interfaces.values()} == {"per_packet"}
-    assert text.splitlines()[state.locations["lb_mode"] - 1] == lines[1]
+    assert text.splitlines()[state.locations["lb_mode"] - 1] == lines[2]
+    # The hash is named where it lost a field, not at its first statement.
+    assert text.splitlines()[state.locations["hash_fields"] - 1] == lines[1]
+    only_mode = text.replace(lines[1] + "\n", "")
+    state = get_platform("junos").parse_config(only_mode, Device("leaf1", Role.LEAF, "junos"))
+    assert only_mode.splitlines()[state.locations["hash_fields"] - 1] == lines[0]
     assert (
         get_platform("junos").parse_config(JUNOS_SET, Device("leaf1", Role.LEAF, "junos")).hash_fields is None
     )

@@ -64,26 +64,32 @@ def render_lines(state: DeviceState) -> list[str]:
 
 def read(state: DeviceState, paths: list[tuple[tuple[str, ...], int]]) -> None:
     """Hash fields and DLB mode from the `forwarding-options enhanced-hash-key` statements; nothing
-    where there are none (the switch then runs what it defaults to, which the config does not show)."""
+    where there are none (the switch then runs what it defaults to, which the config does not show).
+    The fields stand at the last statement that changed them from the default (a `no-l4-source-port`
+    is where a hash lost the RoCE entropy), else at the first statement of the hash."""
     own = [(p[2:], line) for p, line in paths if p[:2] == KEY and len(p) > 2]
     if not own:
         return
     fields: set[str] | None = set(DEFAULT_FIELDS)
     mode = "hash"
+    fields_line = own[0][1]
     for rest, line in own:
         words = rest[1:] if rest[0] == "family" else rest
         if rest[:2] == ("hash-mode", "layer2-header"):
             fields = None  # hashed on the Ethernet header: not fields netcfg names
+            fields_line = line
         elif words[:1] == ("inet",) and len(words) == 2 and fields is not None:
             if words[1] in EXCLUDES:
                 fields.discard(EXCLUDES[words[1]])
+                fields_line = line
             elif words[1] in _ADDS:
                 fields.add(_ADDS[words[1]])
+                fields_line = line
         elif rest[0] == "ecmp-dlb" and len(rest) > 1:
             mode = DLB_MODES.get(rest[1], mode)
             state.locations["lb_mode"] = line
     state.locations.setdefault("lb_mode", own[0][1])
-    state.locations["hash_fields"] = own[0][1]
+    state.locations["hash_fields"] = fields_line
     state.hash_fields = frozenset(fields) if fields is not None else None
     for port in state.interfaces.values():
         port.lb_mode = mode
