@@ -367,6 +367,8 @@ class InterfaceState:
     unread: frozenset[str] = frozenset()
     description: str | None = None
     mtu: int | None = None
+    # What the port classifies on: "dscp", "pcp" (802.1p), "pcp,dscp" (both; see `ip_classification`),
+    # "port" (a port default), or the platform's own word.
     trust: str | None = None
     pfc_enabled: bool | None = None
     no_drop_priorities: frozenset[int] | None = None
@@ -436,6 +438,13 @@ class InterfaceState:
     def pauses(self) -> bool:
         """Whether the port pauses a priority: PFC not off, and a no-drop priority."""
         return self.pfc_enabled is not False and bool(self.no_drop_priorities)
+
+
+def ip_classification(trust: str | None) -> str | None:
+    """What a port of this trust mode classifies an IP packet (RoCEv2) by. Trusting both takes the
+    DSCP of an IP packet and the 802.1p priority only of other tagged frames (NVIDIA Spectrum's
+    classification rules, as Cumulus and Onyx document them): for routed RoCE that is DSCP trust."""
+    return "dscp" if trust == "pcp,dscp" else trust
 
 
 def switch_rewrite(ports: Iterable[InterfaceState]) -> dict[int, int] | None:

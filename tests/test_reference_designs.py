@@ -174,9 +174,16 @@ def test_one_line_broken_in_a_reference_design_is_named_at_its_device_interface_
 # Each design's published default where it differs from the lab's policy (docs/lossless.md), put back
 # into the adapted design: netcfg names the device by the rules that judge it, and no other device.
 STOCK_DEFAULTS = {
-    "cumulus: `nv set qos roce` alone trusts pcp,dscp": (
+    # `nv set qos roce` alone trusts both, which classifies IP packets by DSCP (the clean design
+    # keeps it); trusting 802.1p alone does not.
+    "cumulus: 802.1p trust in place of RoCE mode's pcp,dscp": (
         "leaf-su1-r2.nvue",
-        (("nv set qos mapping default-global trust l3\n", ""),),
+        (
+            (
+                "nv set qos roce mode lossless\n",
+                "nv set qos roce mode lossless\nnv set qos mapping default-global trust l2\n",
+            ),
+        ),
         {"qos.trust", "link.trust_mismatch"},
     ),
     "cumulus: one RoCE cable length for every port": (

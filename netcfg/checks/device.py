@@ -8,7 +8,15 @@ from operator import attrgetter
 
 from netcfg.headroom import headroom
 from netcfg.intent import host_dcqcn
-from netcfg.model import Device, DeviceState, EcnSetting, InterfaceState, Watchdog, port_ranges
+from netcfg.model import (
+    Device,
+    DeviceState,
+    EcnSetting,
+    InterfaceState,
+    Watchdog,
+    ip_classification,
+    port_ranges,
+)
 from netcfg.platforms import get_platform
 from netcfg.policy import KB, Policy, TrafficClass, VersionRule
 from netcfg.rules import (
@@ -27,9 +35,13 @@ from netcfg.rules import (
 
 @rule("qos.trust", Severity.ERROR, fields=("trust",))
 def check_trust(state: DeviceState, device: Device, ctx: CheckContext) -> list[Issue]:
-    """Every fabric port and NIC classifies on DSCP, so routed RoCE traffic keeps its class."""
-    ports = fabric_ports(state, device, ctx)
-    return compare_ports(state.name, ports, "trust mode", ctx.policy.trust, attrgetter("trust"))
+    """Every fabric port and NIC classifies on DSCP, so routed RoCE traffic keeps its class. A port
+    that trusts both DSCP and 802.1p (Cumulus's RoCE default) classifies IP packets by DSCP."""
+    want = ctx.policy.trust
+    ports = [
+        p for p in fabric_ports(state, device, ctx) if p.trust != want and ip_classification(p.trust) != want
+    ]
+    return compare_ports(state.name, ports, "trust mode", want, attrgetter("trust"))
 
 
 @rule("qos.dscp_map", Severity.ERROR, fields=("dscp_map", "tc_pfc"))

@@ -6,7 +6,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 
 from netcfg.checks.device import ecn_within_policy
-from netcfg.model import Device, DeviceState, EcnSetting, Role, Watchdog
+from netcfg.model import Device, DeviceState, EcnSetting, Role, Watchdog, ip_classification
 from netcfg.policy import KB
 from netcfg.rules import CheckContext, Issue, Severity, fabric_ports, rule, show
 
@@ -59,7 +59,7 @@ def qos_fingerprint(state: DeviceState, device: Device, ctx: CheckContext) -> di
     fp = {
         "RoCE DSCP class": show(state.dscp_priority(p.roce.dscp)),
         "CNP DSCP class": show(state.dscp_priority(p.cnp.dscp)),
-        "trust": common(port.trust for port in ports),
+        "trust": common(ip_classification(port.trust) for port in ports),
         "PFC": common(port.pfc_enabled for port in ports),
         "PFC no-drop": common(port.no_drop_priorities for port in ports),
         "ECN": common(_ecn_text(e, ctx) for e in {port.ecn.get(roce_queue) for port in ports}),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from netcfg.model import DeviceState, Endpoint, InterfaceState, Link
+from netcfg.model import DeviceState, Endpoint, InterfaceState, Link, ip_classification
 from netcfg.rules import CheckContext, Issue, Severity, rule, show
 
 
@@ -30,9 +30,10 @@ def _mismatch(link: Link, what: str, va: object, vb: object, policy_value: objec
 
 @rule("link.trust_mismatch", Severity.ERROR, scope="link", fields=("trust",))
 def check_link_trust(link: Link, a: DeviceState, b: DeviceState, ctx: CheckContext) -> tuple[Issue, ...]:
-    """Both ends of a link trust the same field (DSCP), so a packet keeps its class across the cable."""
+    """Both ends of a link trust the same field (DSCP), so a packet keeps its class across the cable.
+    Trusting both DSCP and 802.1p is DSCP trust for the IP packets RoCE sends."""
     va, vb = _port(a, link.a).trust, _port(b, link.b).trust
-    if va == vb:
+    if va == vb or ip_classification(va) == ip_classification(vb):
         return ()
     return _mismatch(link, "trust mode", va, vb, ctx.policy.trust)
 
