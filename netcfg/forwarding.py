@@ -10,8 +10,14 @@ cycle of the channel dependency graph holds such a turn, so the graph is built o
 is, and searched for the shortest cycle through one (Tagger, Hu et al., CoNEXT 2017, breaks such
 cycles with extra lossless priorities).
 
+IPv4 and IPv6 destinations are followed alike, each by the longest prefix of its own family: an
+IPv6 destination is never matched by an IPv4 route, nor the other way round. A next hop that is a
+link-local address (BGP unnumbered, IPv6 sessions) reaches the neighbour at the far end of the port
+the route names; a link-local subnet says nothing of where an address is.
+
 Only a path every switch of which showed its table is judged: a destination whose traffic reaches a
-switch without a table (or starts at a leaf without one) gets no verdict, which the analysis counts.
+switch without a table of its family (or starts at a leaf without one) gets no verdict, which the
+analysis counts.
 """
 
 from __future__ import annotations
@@ -50,7 +56,11 @@ class RouteAnalysis:
     without a verdict, the valleys in use and the shortest witness cycle of channels (if any)."""
 
     switches: int = 0
+    # Switches without a table of some family another switch showed, and the families each lacks.
     missing: list[str] = field(default_factory=list)
+    missing_families: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    # The address families whose table some switch showed.
+    families: tuple[int, ...] = ()
     destinations: int = 0
     unknown: list[str] = field(default_factory=list)
     valleys: list[RouteValley] = field(default_factory=list)
@@ -79,8 +89,11 @@ class _Tables:
         self.tier = [_TIER[d.role] for d in switches]
         self.leaves = [i for i, d in enumerate(switches) if d.role == Role.LEAF]
         self.states = [states.get(name) for name in self.names]
+        # Per switch: the address families whose table it showed, and its routes of them by prefix.
+        self.families: list[frozenset[int]] = [_families(s) for s in self.states]
         self.tables: list[dict[str, InstalledRoute] | None] = [
-            None if s is None or s.routes is None else {r.prefix: r for r in s.routes} for s in self.states
+            {r.prefix: r for r in (*(s.routes or ()), *(s.routes6 or ()))} if s is not None and f else None
+            for s, f in zip(self.states, self.families, strict=True)
         ]
         # Per switch: its port -> the switch at the far end of its planned link; and its fabric ports.
         self.peer_of: list[dict[str, int]] = [{} for _ in self.names]
@@ -181,7 +194,7 @@ class _Tables:
         found = {}
         for leaf in self.leaves:
             for route in (self.tables[leaf] or {}).values():
-                if route.protocol != "connected" or route.prefix in found:
+                if route.protocol != "connected" or route.prefix in found or not _routable(route.prefix):
                     continue
                 if any(hop.interface in self.peer_of[leaf] for hop in route.next_hops):
                     continue
@@ -195,6 +208,7 @@ class _Tables:
         column of destinations at a time (list comprehensions: this is the analysis' inner loop,
         switches times destinations)."""
         columns: list[list[int]] = []
+        family = [_family(p) for p in prefixes]
         for node, table in enumerate(self.tables):
             if table is None:
                 columns.append([_NO_TABLE] * len(prefixes))
@@ -202,8 +216,12 @@ class _Tables:
             known = self._by_id[node]
             routes = [table.get(p) for p in prefixes]
             column = [known.get(id(r.next_hops), -3) if r is not None else -3 for r in routes]
+            shown = self.families[node]
             for i, found in enumerate(column):
                 if found != -3:
+                    continue
+                if family[i] not in shown:
+                    column[i] = _NO_TABLE
                     continue
                 route = routes[i] or self.route_for(node, prefixes[i])
                 column[i] = _NO_ROUTE if route is None else self.hop_set(node, route)
@@ -222,11 +240,34 @@ class _Tables:
         return local, self.fabric.peer(local) or Endpoint(self.names[head], "?")
 
 
+def _families(state: DeviceState | None) -> frozenset[int]:
+    if state is None:
+        return frozenset()
+    return frozenset(f for f, table in ((4, state.routes), (6, state.routes6)) if table is not None)
+
+
 def _subnet(prefix: str, port: str) -> list[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, str]]:
+    """The subnet of a port's prefix; none for a link-local one, which every port holds alike."""
     try:
-        return [(ipaddress.ip_interface(prefix).network, port)]
+        network = ipaddress.ip_interface(prefix).network
     except ValueError:
         return []
+    return [] if network.is_link_local else [(network, port)]
+
+
+@cache
+def _family(prefix: str) -> int:
+    return 6 if ":" in prefix else 4
+
+
+@cache
+def _routable(prefix: str) -> bool:
+    """Whether a prefix is a destination traffic is routed to: not link-local, not multicast."""
+    try:
+        network = ipaddress.ip_network(prefix, strict=False)
+    except ValueError:
+        return False
+    return not (network.is_link_local or network.is_multicast)
 
 
 @cache
@@ -290,7 +331,12 @@ def analyse_routes(fabric: Fabric, states: dict[str, DeviceState]) -> RouteAnaly
     if all(t is None for t in tables.tables):
         return None
     result = RouteAnalysis(switches=len(tables.names))
-    result.missing = [name for name, table in zip(tables.names, tables.tables, strict=True) if table is None]
+    shown = frozenset().union(*tables.families)
+    result.families = tuple(sorted(shown))
+    for name, families in zip(tables.names, tables.families, strict=True):
+        if lacking := shown - families:
+            result.missing.append(name)
+            result.missing_families[name] = tuple(sorted(lacking))
     complete = not result.missing
     patterns: dict[tuple, _Pattern] = {}
     destinations = sorted(tables.destinations().items())
