@@ -233,6 +233,15 @@ class _Tables:
         table = self.tables[node] or {}
         return next((r for c in _covers(prefix) if (r := table.get(c)) is not None), None)
 
+    def hop_toward(self, node: int, route: InstalledRoute, far: int) -> tuple[NextHop, str]:
+        """The next hop of `route` by which a switch reaches `far`, and the port it leaves by: the
+        route's own (a dual-stack switch reaches a neighbour by an IPv4 and an IPv6 address)."""
+        for hop in route.next_hops:
+            port = self._port(node, hop)
+            if port is not None and self.peer_of[node].get(port) == far:
+                return hop, port
+        return self.via[(node, far)]
+
     def channel(self, tail: int, head: int) -> tuple[Endpoint, Endpoint]:
         """The link a next hop leaves by, crossed from `tail` to `head`: the port the route names."""
         port = self.via[(tail, head)][1]
@@ -371,7 +380,7 @@ def analyse_routes(fabric: Fabric, states: dict[str, DeviceState]) -> RouteAnaly
             if named in seen:
                 continue
             seen.add(named)
-            hop, port = tables.via[(y, z)]
+            hop, port = tables.hop_toward(y, at, z) if at else tables.via[(y, z)]
             result.valleys.append(
                 RouteValley(
                     names[y],

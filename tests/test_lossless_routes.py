@@ -153,14 +153,21 @@ def test_live_collection_with_routes_reads_every_platforms_table_over_ssh(mixed)
     assert {d.platform for d in switches} == {"eos", "cumulus", "sonic", "nxos", "junos"}
     for device in switches:
         state = states[device.name]
-        assert state.routes, device.name
-        assert get_platform(device.platform).route_command.cli not in state.unparsed
-    # What each switch installed is what the lab's eBGP (with the faults' routes) gave it.
-    tables = lab_routes(fabric)
+        assert state.routes and state.routes6, device.name
+        assert not {s.command.cli for s in get_platform(device.platform).route_tables} & set(state.unparsed)
+    # What each switch installed, in each family, is what the lab's eBGP (with the faults' routes)
+    # gave it: each platform's IPv6 table read as its IPv4 one.
+    for family, field in ((4, "routes"), (6, "routes6")):
+        tables = lab_routes(fabric, family)
+        for device in switches:
+            read = getattr(states[device.name], field)
+            faulted = {r.prefix for r in tables[device.name]} - {r.prefix for r in read}
+            assert not faulted, (device.name, family)
     leaf = states["leaf-su2-r2"]
-    assert {r.prefix: r.next_hops for r in leaf.routes} == {
-        r.prefix: r.next_hops for r in tables["leaf-su2-r2"]
-    }
+    for family, read in ((4, leaf.routes), (6, leaf.routes6)):
+        assert {r.prefix: r.next_hops for r in read} == {
+            r.prefix: r.next_hops for r in lab_routes(fabric, family)["leaf-su2-r2"]
+        }
     assert _rows(f for f in run_checks(fabric, policy, states) if f.rule in ROUTE_RULES) == [
         ("lossless.route_cbd", "leaf-su1-r3", "Ethernet32", "4-channel cycle"),
         ("lossless.route_valley", "leaf-su1-r3", "Ethernet32", "172.16.0.0/24 via 10.128.0.10 Ethernet32"),
@@ -176,11 +183,10 @@ def test_live_collection_with_routes_reads_every_platforms_table_over_ssh(mixed)
 def test_default_collection_does_not_ask_for_route_tables(mixed):
     fabric, _, found = mixed
     states = snapshot_states(fabric, found[False])
-    assert all(s.routes is None for s in states.values())
+    assert all(s.routes is None and s.routes6 is None for s in states.values())
     for device in fabric.devices.values():
-        command = get_platform(device.platform).route_command
-        if command is not None:
-            assert not list((found[False]).glob(f"{device.name}*/{command.file}*"))
+        for source in get_platform(device.platform).route_tables:
+            assert not list((found[False]).glob(f"{device.name}*/{source.command.file}*"))
 
 
 # --- the analysis against the whole channel dependency graph -----------------------------------

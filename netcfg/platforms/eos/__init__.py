@@ -46,7 +46,7 @@ class Eos(Platform):
         r"show interfaces",
         r"show interfaces phy detail",
         r"show priority-flow-control counters (detail|watchdog) \| json",
-        r"show ipv6? route \| json",
+        r"show ip(v6)? route \| json",
     )
     route_tables: ClassVar[tuple[RouteSource, ...]] = (
         RouteSource(4, SHOW_IP_ROUTE, routes.read_routes),

@@ -40,7 +40,7 @@ class Nxos(Platform):
         r"show interface counters errors",
         r"show queuing interface",
         r"show queuing pfc-queue detail",
-        r"show ipv6? route",
+        r"show ip(v6)? route",
     )
     route_tables: ClassVar[tuple[RouteSource, ...]] = (
         RouteSource(4, commands.SHOW_IP_ROUTE, routes.read_routes),
