@@ -54,6 +54,12 @@ def _snapshot(tmp_path: Path, inventory: Path, faults: Path | None = None) -> tu
     return fabric, out
 
 
+def _table_file(fabric, device: str, family: int) -> str:
+    """The snapshot file of a switch's route table of `family`."""
+    sources = get_platform(fabric.devices[device].platform).route_tables
+    return next(f"{s.command.file}.txt" for s in sources if s.family == family)
+
+
 def _rows(findings) -> list[tuple[str, str, str | None, str]]:
     return sorted((f.rule, f.device, f.interface, f.actual) for f in findings)
 
@@ -61,10 +67,11 @@ def _rows(findings) -> list[tuple[str, str, str | None, str]]:
 def test_a_clean_table_gives_no_finding(tmp_path):
     fabric, snap = _snapshot(tmp_path, DEADLOCK / "shared-asn.yaml")
     states = snapshot_states(fabric, snap)
-    assert all(states[name].routes for name in ("spine1", "spine2", "leaf-su1-r1"))
+    assert all(states[name].routes and states[name].routes6 for name in ("spine1", "spine2", "leaf-su1-r1"))
     assert _findings(fabric, snap) == []
     found = analyse_routes(fabric, states)
-    assert (found.destinations, found.unknown, found.valleys, found.cycle) == (4, [], [], None)
+    # The lab is dual-stack: each leaf's IPv4 and IPv6 subnet is a destination.
+    assert (found.destinations, found.unknown, found.valleys, found.cycle) == (8, [], [], None)
 
 
 def test_installed_valley_routes_give_exactly_their_valleys_and_cycle(tmp_path):
@@ -73,7 +80,19 @@ def test_installed_valley_routes_give_exactly_their_valleys_and_cycle(tmp_path):
     assert _rows(findings) == [
         ("lossless.route_cbd", "leaf-su1-r3", "Ethernet32", "4-channel cycle"),
         ("lossless.route_valley", "leaf-su1-r3", "Ethernet32", "172.16.0.0/24 via 10.128.0.10 Ethernet32"),
+        (
+            "lossless.route_valley",
+            "leaf-su1-r3",
+            "Ethernet32",
+            "2001:db8:172::/64 via 2001:db8:128::a Ethernet32",
+        ),
         ("lossless.route_valley", "leaf-su1-r4", "Ethernet31", "172.16.1.0/24 via 10.128.0.12 Ethernet31"),
+        (
+            "lossless.route_valley",
+            "leaf-su1-r4",
+            "Ethernet31",
+            "2001:db8:172:1::/64 via 2001:db8:128::c Ethernet31",
+        ),
     ]
     cbd = next(f for f in findings if f.rule == "lossless.route_cbd")
     assert DEADLOCK_CYCLE in cbd.message
@@ -84,16 +103,45 @@ def test_installed_valley_routes_give_exactly_their_valleys_and_cycle(tmp_path):
 
 def test_a_missing_table_gives_no_verdict_through_that_switch(tmp_path):
     fabric, snap = _snapshot(tmp_path, DEADLOCK / "shared-asn.yaml", DEADLOCK / "routes.yaml")
-    (snap / "spine1" / "show_ip_route.txt").unlink()
+    (snap / "spine1" / _table_file(fabric, "spine1", 4)).unlink()
+    (snap / "spine1" / _table_file(fabric, "spine1", 6)).unlink()
     findings = _findings(fabric, snap)
     # spine2's route down to leaf-su1-r4 and its route up are both shown: that valley stands. The
     # one that bounces off leaf-su1-r3 starts at spine1, whose table is unknown; so is the cycle.
     assert _rows(findings) == [
         ("lossless.route_unknown", "(fabric)", None, "1 of 6 switches without one"),
         ("lossless.route_valley", "leaf-su1-r4", "Ethernet31", "172.16.1.0/24 via 10.128.0.12 Ethernet31"),
+        (
+            "lossless.route_valley",
+            "leaf-su1-r4",
+            "Ethernet31",
+            "2001:db8:172:1::/64 via 2001:db8:128::c Ethernet31",
+        ),
     ]
     unknown = next(f for f in findings if f.rule == "lossless.route_unknown")
-    assert "no route table from spine1: 4 of 4 destinations get no verdict" in unknown.message
+    assert "no route table from spine1: 8 of 8 destinations get no verdict" in unknown.message
+
+
+def test_a_missing_ipv6_table_leaves_only_the_ipv6_destinations_unknown(tmp_path):
+    """A switch that showed its IPv4 table but not its IPv6 one: the IPv4 valleys and cycle through
+    it are judged, the IPv6 destinations whose traffic crosses it are unknown, never clean."""
+    fabric, snap = _snapshot(tmp_path, DEADLOCK / "shared-asn.yaml", DEADLOCK / "routes.yaml")
+    (snap / "spine1" / _table_file(fabric, "spine1", 6)).unlink()
+    findings = _findings(fabric, snap)
+    assert _rows(findings) == [
+        ("lossless.route_cbd", "leaf-su1-r3", "Ethernet32", "4-channel cycle"),
+        ("lossless.route_unknown", "(fabric)", None, "1 of 6 switches without one"),
+        ("lossless.route_valley", "leaf-su1-r3", "Ethernet32", "172.16.0.0/24 via 10.128.0.10 Ethernet32"),
+        ("lossless.route_valley", "leaf-su1-r4", "Ethernet31", "172.16.1.0/24 via 10.128.0.12 Ethernet31"),
+        (
+            "lossless.route_valley",
+            "leaf-su1-r4",
+            "Ethernet31",
+            "2001:db8:172:1::/64 via 2001:db8:128::c Ethernet31",
+        ),
+    ]
+    unknown = next(f for f in findings if f.rule == "lossless.route_unknown")
+    assert "no IPv6 route table from spine1: 4 of 8 destinations get no verdict" in unknown.message
 
 
 def test_a_clean_fabric_with_one_table_missing_is_unknown_not_clean(tmp_path):
@@ -173,9 +221,21 @@ def test_live_collection_with_routes_reads_every_platforms_table_over_ssh(mixed)
         ("lossless.route_valley", "leaf-su1-r3", "Ethernet32", "172.16.0.0/24 via 10.128.0.10 Ethernet32"),
         (
             "lossless.route_valley",
+            "leaf-su1-r3",
+            "Ethernet32",
+            "2001:db8:172::/64 via 2001:db8:128::a Ethernet32",
+        ),
+        (
+            "lossless.route_valley",
             "leaf-su1-r4",
             "Ethernet1/31",
             "172.16.1.0/24 via 10.128.0.12 Ethernet1/31",
+        ),
+        (
+            "lossless.route_valley",
+            "leaf-su1-r4",
+            "Ethernet1/31",
+            "2001:db8:172:1::/64 via 2001:db8:128::c Ethernet1/31",
         ),
     ]
 
