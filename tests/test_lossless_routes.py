@@ -20,7 +20,7 @@ from netcfg.lab.devices import load_faults
 from netcfg.lab.fabric import lab_server, write_connection_files
 from netcfg.lab.routes import lab_routes, leaf_subnets
 from netcfg.lab.snapshot import write_simulated_snapshot
-from netcfg.model import DeviceState, Endpoint, NextHop
+from netcfg.model import DeviceState, Endpoint, InstalledRoute, NextHop
 from netcfg.nornir_inventory import Login, read_connections
 from netcfg.platforms import get_platform
 from netcfg.sources import snapshot_states
@@ -354,3 +354,79 @@ def test_a_next_hop_by_address_alone_resolves_through_the_switchs_subnets(small)
     elsewhere = analysed(lambda hops: tuple(NextHop("192.0.2.1", None) for _ in hops))
     assert elsewhere.unresolved == switches
     assert sorted(elsewhere.unknown) == sorted(p for p, _ in leaf_subnets(fabric).values())
+
+
+def _dual_stack(fabric, faults: dict[str, list[str]]) -> dict[str, DeviceState]:
+    from netcfg.lab.routes import LabRoutes
+
+    tables = LabRoutes(fabric, faults)
+    return {
+        d.name: DeviceState(
+            d.name, d.platform, routes=tables.table(d.name, 4), routes6=tables.table(d.name, 6)
+        )
+        for d in fabric.devices.values()
+        if d.is_switch
+    }
+
+
+def test_bgp_unnumbered_next_hops_reach_the_neighbour_at_the_far_end_of_their_port(small):
+    """IPv4 routes learnt over IPv6 link-local sessions (BGP unnumbered, as FRR prints them) name
+    the neighbour's fe80:: address and the port: the port says which neighbour, and the valleys and
+    cycle are those of numbered next hops. A link-local address without its port says nothing (every
+    port holds fe80::/64), so the traffic it carries is unknown."""
+    fabric, _ = small
+    faults = load_faults(DEADLOCK / "routes.yaml", fabric)
+    numbered = _dual_stack(fabric, {n: f.installed_routes for n, f in faults.items() if f.installed_routes})
+
+    def unnumbered(keep_port: bool) -> dict[str, DeviceState]:
+        found = {}
+        for name, state in numbered.items():
+            routes = [
+                dataclasses.replace(
+                    r,
+                    next_hops=tuple(
+                        NextHop(f"fe80::{i + 1:x}", h.interface if keep_port else None)
+                        for i, h in enumerate(r.next_hops)
+                    ),
+                )
+                if r.protocol == "bgp"
+                else r
+                for r in state.routes
+            ]
+            # Every port's link-local subnet, as zebra installs it.
+            links = [r for r in state.routes6 if r.protocol == "connected"]
+            local = [InstalledRoute("fe80::/64", "connected", r.next_hops) for r in links[:1]]
+            found[name] = dataclasses.replace(state, routes=routes, routes6=[*state.routes6, *local])
+        return found
+
+    expected = analyse_routes(fabric, numbered)
+    by_port = analyse_routes(fabric, unnumbered(True))
+    assert expected.cycle is not None
+    assert {(v.sender, v.device, v.toward, v.destination) for v in by_port.valleys} == {
+        (v.sender, v.device, v.toward, v.destination) for v in expected.valleys
+    }
+    assert (by_port.cycle, by_port.unknown, by_port.unresolved) == (expected.cycle, [], [])
+    assert all(v.next_hop.address.startswith("fe80::") for v in by_port.valleys if "." in v.destination)
+    portless = analyse_routes(fabric, unnumbered(False))
+    assert sorted(portless.unknown) == sorted(p for p, _ in leaf_subnets(fabric, 4).values())
+    assert portless.unresolved
+
+
+def test_a_destination_is_matched_by_routes_of_its_own_family_only(small):
+    """A leaf without an IPv6 route toward a subnet drops that IPv6 traffic even where an IPv4 default
+    route would send it up: the IPv4 valley is named, no IPv6 one."""
+    fabric, _ = small
+    faults = {"spine1": ["leaf-su1-r1 Ethernet3"], "leaf-su1-r3": ["0.0.0.0/0 Ethernet32"]}
+    states = _dual_stack(fabric, faults)
+    v4, v6 = leaf_subnets(fabric, 4)["leaf-su1-r1"][0], leaf_subnets(fabric, 6)["leaf-su1-r1"][0]
+    turning = states["leaf-su1-r3"]
+    states["leaf-su1-r3"] = dataclasses.replace(
+        turning,
+        routes=[r for r in turning.routes if r.prefix != v4],
+        routes6=[r for r in turning.routes6 if r.prefix != v6],
+    )
+    found = analyse_routes(fabric, states)
+    assert [(v.sender, v.device, v.toward, v.destination, v.prefix) for v in found.valleys] == [
+        ("spine1", "leaf-su1-r3", "spine2", v4, "0.0.0.0/0")
+    ]
+    assert found.unknown == []
