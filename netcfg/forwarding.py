@@ -30,6 +30,8 @@ from functools import cache
 from netcfg.model import DeviceState, Endpoint, Fabric, InstalledRoute, NextHop, Role
 
 _TIER = {Role.LEAF: 1, Role.SPINE: 2, Role.SUPERSPINE: 3}
+# The subnets of a switch's ports, each with its port.
+Subnets = list[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, str]]
 _NO_TABLE = -1
 _NO_ROUTE = -2
 
@@ -102,9 +104,7 @@ class _Tables:
                 far = index.get(remote.device)
                 if far is not None:
                     self.peer_of[i][local.interface] = far
-        self._subnets: list[list[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, str]] | None] = [
-            None
-        ] * len(self.names)
+        self._subnets: list[Subnets | None] = [None] * len(self.names)
         self._sets: list[dict[tuple[NextHop, ...], int]] = [{} for _ in self.names]
         # The same by the identity of the tuple: parsers give the routes of one table that forward
         # alike one tuple of next hops, and hashing a tuple of 64 next hops per lookup would cost
@@ -157,15 +157,9 @@ class _Tables:
         address (the table's connected routes, or the port addresses the config shows)."""
         if hop.interface is not None:
             return hop.interface
-        if hop.address is None:
-            return None
-        try:
-            address = ipaddress.ip_address(hop.address)
-        except ValueError:
-            return None
-        return next((port for net, port in self._subnets_of(node) if address in net), None)
+        return None if hop.address is None else port_holding(hop.address, self._subnets_of(node))
 
-    def _subnets_of(self, node: int) -> list[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, str]]:
+    def _subnets_of(self, node: int) -> Subnets:
         found = self._subnets[node]
         if found is None:
             found = []
@@ -176,9 +170,9 @@ class _Tables:
                     and len(route.next_hops) == 1
                     and route.next_hops[0].interface
                 ):
-                    found += _subnet(route.prefix, route.next_hops[0].interface)
+                    found += subnet(route.prefix, route.next_hops[0].interface)
             for port, address in (state.addresses if state is not None else {}).items():
-                found += _subnet(address, port)
+                found += subnet(address, port)
             self._subnets[node] = found
         return found
 
@@ -255,13 +249,23 @@ def _families(state: DeviceState | None) -> frozenset[int]:
     return frozenset(f for f, table in ((4, state.routes), (6, state.routes6)) if table is not None)
 
 
-def _subnet(prefix: str, port: str) -> list[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, str]]:
-    """The subnet of a port's prefix; none for a link-local one, which every port holds alike."""
+def subnet(prefix: str, port: str) -> Subnets:
+    """The subnet of a port's prefix (or address with its length); none for a link-local one, which
+    every port holds alike and which so says nothing of where an address is."""
     try:
         network = ipaddress.ip_interface(prefix).network
     except ValueError:
         return []
     return [] if network.is_link_local else [(network, port)]
+
+
+def port_holding(address: str, subnets: Subnets) -> str | None:
+    """The port whose subnet holds a next hop's address (the first that does), or None."""
+    try:
+        found = ipaddress.ip_address(address)
+    except ValueError:
+        return None
+    return next((port for net, port in subnets if found in net), None)
 
 
 @cache

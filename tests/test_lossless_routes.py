@@ -36,6 +36,23 @@ DEADLOCK_CYCLE = (
 )
 
 
+# The valleys the deadlock lab's routes.yaml installs, in each family, at the two leaves that turn.
+R3_V4 = ("lossless.route_valley", "leaf-su1-r3", "Ethernet32", "172.16.0.0/24 via 10.128.0.10 Ethernet32")
+R3_V6 = (
+    "lossless.route_valley",
+    "leaf-su1-r3",
+    "Ethernet32",
+    "2001:db8:172::/64 via 2001:db8:128::a Ethernet32",
+)
+R4_V4 = ("lossless.route_valley", "leaf-su1-r4", "Ethernet31", "172.16.1.0/24 via 10.128.0.12 Ethernet31")
+R4_V6 = (
+    "lossless.route_valley",
+    "leaf-su1-r4",
+    "Ethernet31",
+    "2001:db8:172:1::/64 via 2001:db8:128::c Ethernet31",
+)
+
+
 def _findings(fabric, snapshot: Path):
     from netcfg.cli import load
 
@@ -79,20 +96,10 @@ def test_installed_valley_routes_give_exactly_their_valleys_and_cycle(tmp_path):
     findings = _findings(fabric, snap)
     assert _rows(findings) == [
         ("lossless.route_cbd", "leaf-su1-r3", "Ethernet32", "4-channel cycle"),
-        ("lossless.route_valley", "leaf-su1-r3", "Ethernet32", "172.16.0.0/24 via 10.128.0.10 Ethernet32"),
-        (
-            "lossless.route_valley",
-            "leaf-su1-r3",
-            "Ethernet32",
-            "2001:db8:172::/64 via 2001:db8:128::a Ethernet32",
-        ),
-        ("lossless.route_valley", "leaf-su1-r4", "Ethernet31", "172.16.1.0/24 via 10.128.0.12 Ethernet31"),
-        (
-            "lossless.route_valley",
-            "leaf-su1-r4",
-            "Ethernet31",
-            "2001:db8:172:1::/64 via 2001:db8:128::c Ethernet31",
-        ),
+        R3_V4,
+        R3_V6,
+        R4_V4,
+        R4_V6,
     ]
     cbd = next(f for f in findings if f.rule == "lossless.route_cbd")
     assert DEADLOCK_CYCLE in cbd.message
@@ -110,13 +117,8 @@ def test_a_missing_table_gives_no_verdict_through_that_switch(tmp_path):
     # one that bounces off leaf-su1-r3 starts at spine1, whose table is unknown; so is the cycle.
     assert _rows(findings) == [
         ("lossless.route_unknown", "(fabric)", None, "1 of 6 switches without one"),
-        ("lossless.route_valley", "leaf-su1-r4", "Ethernet31", "172.16.1.0/24 via 10.128.0.12 Ethernet31"),
-        (
-            "lossless.route_valley",
-            "leaf-su1-r4",
-            "Ethernet31",
-            "2001:db8:172:1::/64 via 2001:db8:128::c Ethernet31",
-        ),
+        R4_V4,
+        R4_V6,
     ]
     unknown = next(f for f in findings if f.rule == "lossless.route_unknown")
     assert "no route table from spine1: 8 of 8 destinations get no verdict" in unknown.message
@@ -131,14 +133,9 @@ def test_a_missing_ipv6_table_leaves_only_the_ipv6_destinations_unknown(tmp_path
     assert _rows(findings) == [
         ("lossless.route_cbd", "leaf-su1-r3", "Ethernet32", "4-channel cycle"),
         ("lossless.route_unknown", "(fabric)", None, "1 of 6 switches without one"),
-        ("lossless.route_valley", "leaf-su1-r3", "Ethernet32", "172.16.0.0/24 via 10.128.0.10 Ethernet32"),
-        ("lossless.route_valley", "leaf-su1-r4", "Ethernet31", "172.16.1.0/24 via 10.128.0.12 Ethernet31"),
-        (
-            "lossless.route_valley",
-            "leaf-su1-r4",
-            "Ethernet31",
-            "2001:db8:172:1::/64 via 2001:db8:128::c Ethernet31",
-        ),
+        R3_V4,
+        R4_V4,
+        R4_V6,
     ]
     unknown = next(f for f in findings if f.rule == "lossless.route_unknown")
     assert "no IPv6 route table from spine1: 4 of 8 destinations get no verdict" in unknown.message
