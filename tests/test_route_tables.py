@@ -225,6 +225,16 @@ def test_ipv6_default_vrf_ecmp_over_link_local_next_hops(platform):
     assert all(":" in prefix for prefix in routes)
 
 
+def test_eos_ipv6_table_without_vrfs_as_older_releases_print_it():
+    """Older EOS releases print `show ipv6 route | json` as the asked VRF's routes at the top (no
+    `vrfs`): read as the same default-VRF table."""
+    bare = _table("eos", "show_ipv6_route.json", 6)
+    assert bare == {p: r for p, r in _table("eos", "show_ipv6_route_vrf_all.json", 6).items()}
+    assert bare["::/0"].next_hops == _LINK_LOCAL_UPLINKS["eos"]
+    # The IPv4 table has always carried its VRFs: one without is no table.
+    assert isinstance(_source("eos", 4).read((FIXTURES / "eos" / "show_ipv6_route.json").read_text()), str)
+
+
 def test_nxos_ipv6_local_routes_and_a_recursive_path_in_its_vrf():
     routes = _table("nxos", "show_ipv6_route_vrf_all.txt", 6)
     assert routes["2001:db8:1::1/128"] == InstalledRoute(

@@ -55,19 +55,21 @@ def _read(text: str, cli: str) -> RouteTable:
     return table.routes()
 
 
-_HEADER = """{title} for VRF "default"
-'*' denotes best ucast next-hop
+_LEGEND = """'*' denotes best ucast next-hop
 '**' denotes best mcast next-hop
-'[x/y]' denotes [preference/metric]
-'%<string>' in via output denotes VRF <string>
-"""
-_TITLES = {4: "IP Route Table", 6: "IPv6 Routing Table"}
+'[x/y]' denotes [preference/metric]"""
+# The IPv4 legend explains `%VRF`; the IPv6 one does not, and each `direct` path ends in a comma.
+_HEADERS = {
+    4: f"IP Route Table for VRF \"default\"\n{_LEGEND}\n'%<string>' in via output denotes VRF <string>",
+    6: f'IPv6 Routing Table for VRF "default"\n{_LEGEND}',
+}
+_DIRECT = {4: "direct", 6: "direct,"}
 
 
 def render_routes(routes: list[InstalledRoute], family: int = 4) -> str:
     """`show ip route` (`show ipv6 route`) of a default VRF holding these routes, as NX-OS prints it
     (for the lab)."""
-    lines = [_HEADER.format(title=_TITLES[family]).rstrip("\n"), ""]
+    lines = [_HEADERS[family], ""]
     for route in routes:
         attached = ", attached" if route.attached else ""
         lines.append(f"{route.prefix}, ubest/mbest: {len(route.next_hops)}/0{attached}")
@@ -75,7 +77,7 @@ def render_routes(routes: list[InstalledRoute], family: int = 4) -> str:
             port = (hop.interface or "").replace("Ethernet", "Eth", 1)
             if route.attached:
                 own = route.prefix.split("/")[0]
-                lines.append(f"    *via {own}, {port}, [0/0], 1d02h, direct")
+                lines.append(f"    *via {own}, {port}, [0/0], 1d02h, {_DIRECT[family]}")
             else:
                 lines.append(f"    *via {hop.address}, {port}, [20/0], 1d02h, bgp-65000, external, tag 65000")
     return "\n".join(lines) + "\n"
