@@ -303,11 +303,11 @@ def send(conn: BaseConnection, command: str, timeout_s: float) -> str:
 
 
 def collected_batches(platform: Platform, device: Device, opts: CollectOptions) -> list[Batch]:
-    """The platform's command lines, and with `--routes` its route table on a line of its own: the
-    table is the largest output, and a switch too slow to print it keeps every other output."""
+    """The platform's command lines, and with `--routes` each of its route tables on a line of its
+    own: a table is the largest output, and a switch too slow to print it keeps every other output."""
     batches = platform.batches(device)
-    if opts.routes and platform.route_command is not None:
-        batches.append(Batch((platform.route_command,)))
+    if opts.routes:
+        batches += [Batch((source.command,)) for source in platform.route_tables]
     return batches
 
 
@@ -751,11 +751,10 @@ def _meta(fabric: Fabric, found: dict[str, DeviceCollection], started: datetime,
 
 
 def _collected(device: Device, found: DeviceCollection) -> list[str]:
-    """The commands a device was collected with: its platform's, and its route table if read."""
+    """The commands a device was collected with: its platform's, and its route tables if read."""
     platform = get_platform(device.platform)
-    table = platform.route_command
-    extra = [table.cli] if table is not None and table.file in found.outputs else []
-    return [c.cli for c in platform.commands(device)] + extra
+    tables = [s.command.cli for s in platform.route_tables if s.command.file in found.outputs]
+    return [c.cli for c in platform.commands(device)] + tables
 
 
 def _unwrap(multi: MultiResult) -> DeviceCollection:

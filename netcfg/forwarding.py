@@ -10,8 +10,14 @@ cycle of the channel dependency graph holds such a turn, so the graph is built o
 is, and searched for the shortest cycle through one (Tagger, Hu et al., CoNEXT 2017, breaks such
 cycles with extra lossless priorities).
 
+IPv4 and IPv6 destinations are followed alike, each by the longest prefix of its own family: an
+IPv6 destination is never matched by an IPv4 route, nor the other way round. A next hop that is a
+link-local address (BGP unnumbered, IPv6 sessions) reaches the neighbour at the far end of the port
+the route names; a link-local subnet says nothing of where an address is.
+
 Only a path every switch of which showed its table is judged: a destination whose traffic reaches a
-switch without a table (or starts at a leaf without one) gets no verdict, which the analysis counts.
+switch without a table of its family (or starts at a leaf without one) gets no verdict, which the
+analysis counts.
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ from functools import cache
 from netcfg.model import DeviceState, Endpoint, Fabric, InstalledRoute, NextHop, Role
 
 _TIER = {Role.LEAF: 1, Role.SPINE: 2, Role.SUPERSPINE: 3}
+# The subnets of a switch's ports, each with its port.
+Subnets = list[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, str]]
 _NO_TABLE = -1
 _NO_ROUTE = -2
 
@@ -50,7 +58,11 @@ class RouteAnalysis:
     without a verdict, the valleys in use and the shortest witness cycle of channels (if any)."""
 
     switches: int = 0
+    # Switches without a table of some family another switch showed, and the families each lacks.
     missing: list[str] = field(default_factory=list)
+    missing_families: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    # The address families whose table some switch showed.
+    families: tuple[int, ...] = ()
     destinations: int = 0
     unknown: list[str] = field(default_factory=list)
     valleys: list[RouteValley] = field(default_factory=list)
@@ -79,8 +91,11 @@ class _Tables:
         self.tier = [_TIER[d.role] for d in switches]
         self.leaves = [i for i, d in enumerate(switches) if d.role == Role.LEAF]
         self.states = [states.get(name) for name in self.names]
+        # Per switch: the address families whose table it showed, and its routes of them by prefix.
+        self.families: list[frozenset[int]] = [_families(s) for s in self.states]
         self.tables: list[dict[str, InstalledRoute] | None] = [
-            None if s is None or s.routes is None else {r.prefix: r for r in s.routes} for s in self.states
+            {r.prefix: r for r in (*(s.routes or ()), *(s.routes6 or ()))} if s is not None and f else None
+            for s, f in zip(self.states, self.families, strict=True)
         ]
         # Per switch: its port -> the switch at the far end of its planned link; and its fabric ports.
         self.peer_of: list[dict[str, int]] = [{} for _ in self.names]
@@ -89,9 +104,7 @@ class _Tables:
                 far = index.get(remote.device)
                 if far is not None:
                     self.peer_of[i][local.interface] = far
-        self._subnets: list[list[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, str]] | None] = [
-            None
-        ] * len(self.names)
+        self._subnets: list[Subnets | None] = [None] * len(self.names)
         self._sets: list[dict[tuple[NextHop, ...], int]] = [{} for _ in self.names]
         # The same by the identity of the tuple: parsers give the routes of one table that forward
         # alike one tuple of next hops, and hashing a tuple of 64 next hops per lookup would cost
@@ -144,15 +157,9 @@ class _Tables:
         address (the table's connected routes, or the port addresses the config shows)."""
         if hop.interface is not None:
             return hop.interface
-        if hop.address is None:
-            return None
-        try:
-            address = ipaddress.ip_address(hop.address)
-        except ValueError:
-            return None
-        return next((port for net, port in self._subnets_of(node) if address in net), None)
+        return None if hop.address is None else port_holding(hop.address, self._subnets_of(node))
 
-    def _subnets_of(self, node: int) -> list[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, str]]:
+    def _subnets_of(self, node: int) -> Subnets:
         found = self._subnets[node]
         if found is None:
             found = []
@@ -163,9 +170,9 @@ class _Tables:
                     and len(route.next_hops) == 1
                     and route.next_hops[0].interface
                 ):
-                    found += _subnet(route.prefix, route.next_hops[0].interface)
+                    found += subnet(route.prefix, route.next_hops[0].interface)
             for port, address in (state.addresses if state is not None else {}).items():
-                found += _subnet(address, port)
+                found += subnet(address, port)
             self._subnets[node] = found
         return found
 
@@ -181,7 +188,7 @@ class _Tables:
         found = {}
         for leaf in self.leaves:
             for route in (self.tables[leaf] or {}).values():
-                if route.protocol != "connected" or route.prefix in found:
+                if route.protocol != "connected" or route.prefix in found or not _routable(route.prefix):
                     continue
                 if any(hop.interface in self.peer_of[leaf] for hop in route.next_hops):
                     continue
@@ -195,6 +202,7 @@ class _Tables:
         column of destinations at a time (list comprehensions: this is the analysis' inner loop,
         switches times destinations)."""
         columns: list[list[int]] = []
+        family = [_family(p) for p in prefixes]
         for node, table in enumerate(self.tables):
             if table is None:
                 columns.append([_NO_TABLE] * len(prefixes))
@@ -202,8 +210,12 @@ class _Tables:
             known = self._by_id[node]
             routes = [table.get(p) for p in prefixes]
             column = [known.get(id(r.next_hops), -3) if r is not None else -3 for r in routes]
+            shown = self.families[node]
             for i, found in enumerate(column):
                 if found != -3:
+                    continue
+                if family[i] not in shown:
+                    column[i] = _NO_TABLE
                     continue
                 route = routes[i] or self.route_for(node, prefixes[i])
                 column[i] = _NO_ROUTE if route is None else self.hop_set(node, route)
@@ -215,6 +227,15 @@ class _Tables:
         table = self.tables[node] or {}
         return next((r for c in _covers(prefix) if (r := table.get(c)) is not None), None)
 
+    def hop_toward(self, node: int, route: InstalledRoute, far: int) -> tuple[NextHop, str]:
+        """The next hop of `route` by which a switch reaches `far`, and the port it leaves by: the
+        route's own (a dual-stack switch reaches a neighbour by an IPv4 and an IPv6 address)."""
+        for hop in route.next_hops:
+            port = self._port(node, hop)
+            if port is not None and self.peer_of[node].get(port) == far:
+                return hop, port
+        return self.via[(node, far)]
+
     def channel(self, tail: int, head: int) -> tuple[Endpoint, Endpoint]:
         """The link a next hop leaves by, crossed from `tail` to `head`: the port the route names."""
         port = self.via[(tail, head)][1]
@@ -222,11 +243,44 @@ class _Tables:
         return local, self.fabric.peer(local) or Endpoint(self.names[head], "?")
 
 
-def _subnet(prefix: str, port: str) -> list[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, str]]:
+def _families(state: DeviceState | None) -> frozenset[int]:
+    if state is None:
+        return frozenset()
+    return frozenset(f for f, table in ((4, state.routes), (6, state.routes6)) if table is not None)
+
+
+def subnet(prefix: str, port: str) -> Subnets:
+    """The subnet of a port's prefix (or address with its length); none for a link-local one, which
+    every port holds alike and which so says nothing of where an address is."""
     try:
-        return [(ipaddress.ip_interface(prefix).network, port)]
+        network = ipaddress.ip_interface(prefix).network
     except ValueError:
         return []
+    return [] if network.is_link_local else [(network, port)]
+
+
+def port_holding(address: str, subnets: Subnets) -> str | None:
+    """The port whose subnet holds a next hop's address (the first that does), or None."""
+    try:
+        found = ipaddress.ip_address(address)
+    except ValueError:
+        return None
+    return next((port for net, port in subnets if found in net), None)
+
+
+@cache
+def _family(prefix: str) -> int:
+    return 6 if ":" in prefix else 4
+
+
+@cache
+def _routable(prefix: str) -> bool:
+    """Whether a prefix is a destination traffic is routed to: not link-local, not multicast."""
+    try:
+        network = ipaddress.ip_network(prefix, strict=False)
+    except ValueError:
+        return False
+    return not (network.is_link_local or network.is_multicast)
 
 
 @cache
@@ -290,7 +344,12 @@ def analyse_routes(fabric: Fabric, states: dict[str, DeviceState]) -> RouteAnaly
     if all(t is None for t in tables.tables):
         return None
     result = RouteAnalysis(switches=len(tables.names))
-    result.missing = [name for name, table in zip(tables.names, tables.tables, strict=True) if table is None]
+    shown = frozenset().union(*tables.families)
+    result.families = tuple(sorted(shown))
+    for name, families in zip(tables.names, tables.families, strict=True):
+        if lacking := shown - families:
+            result.missing.append(name)
+            result.missing_families[name] = tuple(sorted(lacking))
     complete = not result.missing
     patterns: dict[tuple, _Pattern] = {}
     destinations = sorted(tables.destinations().items())
@@ -325,7 +384,7 @@ def analyse_routes(fabric: Fabric, states: dict[str, DeviceState]) -> RouteAnaly
             if named in seen:
                 continue
             seen.add(named)
-            hop, port = tables.via[(y, z)]
+            hop, port = tables.hop_toward(y, at, z) if at else tables.via[(y, z)]
             result.valleys.append(
                 RouteValley(
                     names[y],

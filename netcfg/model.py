@@ -549,9 +549,11 @@ class DeviceState:
     static_routes: list[StaticRoute] | None = None
     # Interface addresses (interface -> "address/len"), to resolve a static route's next hop to a port.
     addresses: dict[str, str] = field(default_factory=dict)
-    # The default VRF's route table as the device runs it (collected with `--routes`). None: not
-    # collected or not readable, so the forwarding it implies is unknown (never "no routes").
+    # The default VRF's IPv4 and IPv6 route tables as the device runs them (collected with
+    # `--routes`). None: not collected or not readable, so the forwarding that family's table implies
+    # is unknown (never "no routes"); an empty list is a table the device printed without a route.
     routes: list[InstalledRoute] | None = None
+    routes6: list[InstalledRoute] | None = None
 
     def port_unread(self, interface: str, fields: tuple[str, ...]) -> bool:
         """Whether any of these settings of a port (or the device-wide setting of the same name) went

@@ -549,8 +549,7 @@ def device_state(
     if unreadable:
         cli = {
             command.file: command.cli
-            for command in (*platform.commands(device), platform.route_command)
-            if command
+            for command in (*platform.commands(device), *(s.command for s in platform.route_tables))
         }
         for file, (line, why) in unreadable.items():
             state.unparsed[cli.get(file, file)] = f"line {line}: {why}"

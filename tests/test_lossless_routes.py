@@ -20,7 +20,7 @@ from netcfg.lab.devices import load_faults
 from netcfg.lab.fabric import lab_server, write_connection_files
 from netcfg.lab.routes import lab_routes, leaf_subnets
 from netcfg.lab.snapshot import write_simulated_snapshot
-from netcfg.model import DeviceState, Endpoint, NextHop
+from netcfg.model import DeviceState, Endpoint, InstalledRoute, NextHop
 from netcfg.nornir_inventory import Login, read_connections
 from netcfg.platforms import get_platform
 from netcfg.sources import snapshot_states
@@ -33,6 +33,23 @@ ROUTE_RULES = ("lossless.route_cbd", "lossless.route_valley", "lossless.route_un
 DEADLOCK_CYCLE = (
     "leaf-su1-r3:Ethernet32>spine2:Ethernet3 -> spine2:Ethernet4>leaf-su1-r4:Ethernet32 -> "
     "leaf-su1-r4:Ethernet31>spine1:Ethernet4 -> spine1:Ethernet3>leaf-su1-r3:Ethernet31"
+)
+
+
+# The valleys the deadlock lab's routes.yaml installs, in each family, at the two leaves that turn.
+R3_V4 = ("lossless.route_valley", "leaf-su1-r3", "Ethernet32", "172.16.0.0/24 via 10.128.0.10 Ethernet32")
+R3_V6 = (
+    "lossless.route_valley",
+    "leaf-su1-r3",
+    "Ethernet32",
+    "2001:db8:172::/64 via 2001:db8:128::a Ethernet32",
+)
+R4_V4 = ("lossless.route_valley", "leaf-su1-r4", "Ethernet31", "172.16.1.0/24 via 10.128.0.12 Ethernet31")
+R4_V6 = (
+    "lossless.route_valley",
+    "leaf-su1-r4",
+    "Ethernet31",
+    "2001:db8:172:1::/64 via 2001:db8:128::c Ethernet31",
 )
 
 
@@ -54,6 +71,12 @@ def _snapshot(tmp_path: Path, inventory: Path, faults: Path | None = None) -> tu
     return fabric, out
 
 
+def _table_file(fabric, device: str, family: int) -> str:
+    """The snapshot file of a switch's route table of `family`."""
+    sources = get_platform(fabric.devices[device].platform).route_tables
+    return next(f"{s.command.file}.txt" for s in sources if s.family == family)
+
+
 def _rows(findings) -> list[tuple[str, str, str | None, str]]:
     return sorted((f.rule, f.device, f.interface, f.actual) for f in findings)
 
@@ -61,10 +84,11 @@ def _rows(findings) -> list[tuple[str, str, str | None, str]]:
 def test_a_clean_table_gives_no_finding(tmp_path):
     fabric, snap = _snapshot(tmp_path, DEADLOCK / "shared-asn.yaml")
     states = snapshot_states(fabric, snap)
-    assert all(states[name].routes for name in ("spine1", "spine2", "leaf-su1-r1"))
+    assert all(states[name].routes and states[name].routes6 for name in ("spine1", "spine2", "leaf-su1-r1"))
     assert _findings(fabric, snap) == []
     found = analyse_routes(fabric, states)
-    assert (found.destinations, found.unknown, found.valleys, found.cycle) == (4, [], [], None)
+    # The lab is dual-stack: each leaf's IPv4 and IPv6 subnet is a destination.
+    assert (found.destinations, found.unknown, found.valleys, found.cycle) == (8, [], [], None)
 
 
 def test_installed_valley_routes_give_exactly_their_valleys_and_cycle(tmp_path):
@@ -72,8 +96,10 @@ def test_installed_valley_routes_give_exactly_their_valleys_and_cycle(tmp_path):
     findings = _findings(fabric, snap)
     assert _rows(findings) == [
         ("lossless.route_cbd", "leaf-su1-r3", "Ethernet32", "4-channel cycle"),
-        ("lossless.route_valley", "leaf-su1-r3", "Ethernet32", "172.16.0.0/24 via 10.128.0.10 Ethernet32"),
-        ("lossless.route_valley", "leaf-su1-r4", "Ethernet31", "172.16.1.0/24 via 10.128.0.12 Ethernet31"),
+        R3_V4,
+        R3_V6,
+        R4_V4,
+        R4_V6,
     ]
     cbd = next(f for f in findings if f.rule == "lossless.route_cbd")
     assert DEADLOCK_CYCLE in cbd.message
@@ -84,16 +110,35 @@ def test_installed_valley_routes_give_exactly_their_valleys_and_cycle(tmp_path):
 
 def test_a_missing_table_gives_no_verdict_through_that_switch(tmp_path):
     fabric, snap = _snapshot(tmp_path, DEADLOCK / "shared-asn.yaml", DEADLOCK / "routes.yaml")
-    (snap / "spine1" / "show_ip_route.txt").unlink()
+    (snap / "spine1" / _table_file(fabric, "spine1", 4)).unlink()
+    (snap / "spine1" / _table_file(fabric, "spine1", 6)).unlink()
     findings = _findings(fabric, snap)
     # spine2's route down to leaf-su1-r4 and its route up are both shown: that valley stands. The
     # one that bounces off leaf-su1-r3 starts at spine1, whose table is unknown; so is the cycle.
     assert _rows(findings) == [
         ("lossless.route_unknown", "(fabric)", None, "1 of 6 switches without one"),
-        ("lossless.route_valley", "leaf-su1-r4", "Ethernet31", "172.16.1.0/24 via 10.128.0.12 Ethernet31"),
+        R4_V4,
+        R4_V6,
     ]
     unknown = next(f for f in findings if f.rule == "lossless.route_unknown")
-    assert "no route table from spine1: 4 of 4 destinations get no verdict" in unknown.message
+    assert "no route table from spine1: 8 of 8 destinations get no verdict" in unknown.message
+
+
+def test_a_missing_ipv6_table_leaves_only_the_ipv6_destinations_unknown(tmp_path):
+    """A switch that showed its IPv4 table but not its IPv6 one: the IPv4 valleys and cycle through
+    it are judged, the IPv6 destinations whose traffic crosses it are unknown, never clean."""
+    fabric, snap = _snapshot(tmp_path, DEADLOCK / "shared-asn.yaml", DEADLOCK / "routes.yaml")
+    (snap / "spine1" / _table_file(fabric, "spine1", 6)).unlink()
+    findings = _findings(fabric, snap)
+    assert _rows(findings) == [
+        ("lossless.route_cbd", "leaf-su1-r3", "Ethernet32", "4-channel cycle"),
+        ("lossless.route_unknown", "(fabric)", None, "1 of 6 switches without one"),
+        R3_V4,
+        R4_V4,
+        R4_V6,
+    ]
+    unknown = next(f for f in findings if f.rule == "lossless.route_unknown")
+    assert "no IPv6 route table from spine1: 4 of 8 destinations get no verdict" in unknown.message
 
 
 def test_a_clean_fabric_with_one_table_missing_is_unknown_not_clean(tmp_path):
@@ -153,22 +198,41 @@ def test_live_collection_with_routes_reads_every_platforms_table_over_ssh(mixed)
     assert {d.platform for d in switches} == {"eos", "cumulus", "sonic", "nxos", "junos"}
     for device in switches:
         state = states[device.name]
-        assert state.routes, device.name
-        assert get_platform(device.platform).route_command.cli not in state.unparsed
-    # What each switch installed is what the lab's eBGP (with the faults' routes) gave it.
-    tables = lab_routes(fabric)
+        assert state.routes and state.routes6, device.name
+        assert not {s.command.cli for s in get_platform(device.platform).route_tables} & set(state.unparsed)
+    # What each switch installed, in each family, is what the lab's eBGP (with the faults' routes)
+    # gave it: each platform's IPv6 table read as its IPv4 one.
+    for family, field in ((4, "routes"), (6, "routes6")):
+        tables = lab_routes(fabric, family)
+        for device in switches:
+            read = getattr(states[device.name], field)
+            faulted = {r.prefix for r in tables[device.name]} - {r.prefix for r in read}
+            assert not faulted, (device.name, family)
     leaf = states["leaf-su2-r2"]
-    assert {r.prefix: r.next_hops for r in leaf.routes} == {
-        r.prefix: r.next_hops for r in tables["leaf-su2-r2"]
-    }
+    for family, read in ((4, leaf.routes), (6, leaf.routes6)):
+        assert {r.prefix: r.next_hops for r in read} == {
+            r.prefix: r.next_hops for r in lab_routes(fabric, family)["leaf-su2-r2"]
+        }
     assert _rows(f for f in run_checks(fabric, policy, states) if f.rule in ROUTE_RULES) == [
         ("lossless.route_cbd", "leaf-su1-r3", "Ethernet32", "4-channel cycle"),
         ("lossless.route_valley", "leaf-su1-r3", "Ethernet32", "172.16.0.0/24 via 10.128.0.10 Ethernet32"),
         (
             "lossless.route_valley",
+            "leaf-su1-r3",
+            "Ethernet32",
+            "2001:db8:172::/64 via 2001:db8:128::a Ethernet32",
+        ),
+        (
+            "lossless.route_valley",
             "leaf-su1-r4",
             "Ethernet1/31",
             "172.16.1.0/24 via 10.128.0.12 Ethernet1/31",
+        ),
+        (
+            "lossless.route_valley",
+            "leaf-su1-r4",
+            "Ethernet1/31",
+            "2001:db8:172:1::/64 via 2001:db8:128::c Ethernet1/31",
         ),
     ]
 
@@ -176,11 +240,10 @@ def test_live_collection_with_routes_reads_every_platforms_table_over_ssh(mixed)
 def test_default_collection_does_not_ask_for_route_tables(mixed):
     fabric, _, found = mixed
     states = snapshot_states(fabric, found[False])
-    assert all(s.routes is None for s in states.values())
+    assert all(s.routes is None and s.routes6 is None for s in states.values())
     for device in fabric.devices.values():
-        command = get_platform(device.platform).route_command
-        if command is not None:
-            assert not list((found[False]).glob(f"{device.name}*/{command.file}*"))
+        for source in get_platform(device.platform).route_tables:
+            assert not list((found[False]).glob(f"{device.name}*/{source.command.file}*"))
 
 
 # --- the analysis against the whole channel dependency graph -----------------------------------
@@ -288,3 +351,79 @@ def test_a_next_hop_by_address_alone_resolves_through_the_switchs_subnets(small)
     elsewhere = analysed(lambda hops: tuple(NextHop("192.0.2.1", None) for _ in hops))
     assert elsewhere.unresolved == switches
     assert sorted(elsewhere.unknown) == sorted(p for p, _ in leaf_subnets(fabric).values())
+
+
+def _dual_stack(fabric, faults: dict[str, list[str]]) -> dict[str, DeviceState]:
+    from netcfg.lab.routes import LabRoutes
+
+    tables = LabRoutes(fabric, faults)
+    return {
+        d.name: DeviceState(
+            d.name, d.platform, routes=tables.table(d.name, 4), routes6=tables.table(d.name, 6)
+        )
+        for d in fabric.devices.values()
+        if d.is_switch
+    }
+
+
+def test_bgp_unnumbered_next_hops_reach_the_neighbour_at_the_far_end_of_their_port(small):
+    """IPv4 routes learnt over IPv6 link-local sessions (BGP unnumbered, as FRR prints them) name
+    the neighbour's fe80:: address and the port: the port says which neighbour, and the valleys and
+    cycle are those of numbered next hops. A link-local address without its port says nothing (every
+    port holds fe80::/64), so the traffic it carries is unknown."""
+    fabric, _ = small
+    faults = load_faults(DEADLOCK / "routes.yaml", fabric)
+    numbered = _dual_stack(fabric, {n: f.installed_routes for n, f in faults.items() if f.installed_routes})
+
+    def unnumbered(keep_port: bool) -> dict[str, DeviceState]:
+        found = {}
+        for name, state in numbered.items():
+            routes = [
+                dataclasses.replace(
+                    r,
+                    next_hops=tuple(
+                        NextHop(f"fe80::{i + 1:x}", h.interface if keep_port else None)
+                        for i, h in enumerate(r.next_hops)
+                    ),
+                )
+                if r.protocol == "bgp"
+                else r
+                for r in state.routes
+            ]
+            # Every port's link-local subnet, as zebra installs it.
+            links = [r for r in state.routes6 if r.protocol == "connected"]
+            local = [InstalledRoute("fe80::/64", "connected", r.next_hops) for r in links[:1]]
+            found[name] = dataclasses.replace(state, routes=routes, routes6=[*state.routes6, *local])
+        return found
+
+    expected = analyse_routes(fabric, numbered)
+    by_port = analyse_routes(fabric, unnumbered(True))
+    assert expected.cycle is not None
+    assert {(v.sender, v.device, v.toward, v.destination) for v in by_port.valleys} == {
+        (v.sender, v.device, v.toward, v.destination) for v in expected.valleys
+    }
+    assert (by_port.cycle, by_port.unknown, by_port.unresolved) == (expected.cycle, [], [])
+    assert all(v.next_hop.address.startswith("fe80::") for v in by_port.valleys if "." in v.destination)
+    portless = analyse_routes(fabric, unnumbered(False))
+    assert sorted(portless.unknown) == sorted(p for p, _ in leaf_subnets(fabric, 4).values())
+    assert portless.unresolved
+
+
+def test_a_destination_is_matched_by_routes_of_its_own_family_only(small):
+    """A leaf without an IPv6 route toward a subnet drops that IPv6 traffic even where an IPv4 default
+    route would send it up: the IPv4 valley is named, no IPv6 one."""
+    fabric, _ = small
+    faults = {"spine1": ["leaf-su1-r1 Ethernet3"], "leaf-su1-r3": ["0.0.0.0/0 Ethernet32"]}
+    states = _dual_stack(fabric, faults)
+    v4, v6 = leaf_subnets(fabric, 4)["leaf-su1-r1"][0], leaf_subnets(fabric, 6)["leaf-su1-r1"][0]
+    turning = states["leaf-su1-r3"]
+    states["leaf-su1-r3"] = dataclasses.replace(
+        turning,
+        routes=[r for r in turning.routes if r.prefix != v4],
+        routes6=[r for r in turning.routes6 if r.prefix != v6],
+    )
+    found = analyse_routes(fabric, states)
+    assert [(v.sender, v.device, v.toward, v.destination, v.prefix) for v in found.valleys] == [
+        ("spine1", "leaf-su1-r3", "spine2", v4, "0.0.0.0/0")
+    ]
+    assert found.unknown == []

@@ -7,6 +7,7 @@ import ipaddress
 from collections.abc import Iterator
 
 from netcfg.deadlock import Analysis, analyse
+from netcfg.forwarding import port_holding, subnet
 from netcfg.model import Device, DeviceState, Endpoint, Fabric, Link, StaticRoute
 from netcfg.rules import CheckContext, Issue, Severity, rule
 
@@ -106,14 +107,19 @@ def resolve_next_hop(
         return fabric.peer(Endpoint(state.name, route.interface))
     if route.next_hop is None:
         return None
+    links = list(fabric.links_of(state.name))
+    subnets = [
+        found
+        for local, _, _ in links
+        for found in subnet(state.addresses.get(local.interface, ""), local.interface)
+    ]
+    if (port := port_holding(route.next_hop, subnets)) is not None:
+        return fabric.peer(Endpoint(state.name, port))
     try:
         hop = ipaddress.ip_address(route.next_hop)
     except ValueError:
         return None
-    for local, _, remote in fabric.links_of(state.name):
-        address = state.addresses.get(local.interface)
-        if address is not None and hop in ipaddress.ip_interface(address).network:
-            return remote
+    for _, _, remote in links:
         peer = states.get(remote.device)
         theirs = peer.addresses.get(remote.interface) if peer is not None else None
         if theirs is not None and ipaddress.ip_interface(theirs).ip == hop:

@@ -78,16 +78,22 @@ def check_route_valley(ctx: CheckContext) -> Iterator[Issue]:
 
 @rule("lossless.route_unknown", Severity.WARNING, scope="fabric", facet=None)
 def check_route_unknown(ctx: CheckContext) -> Iterator[Issue]:
-    """Where route tables were collected, every switch of the plan showed one, and every next hop
-    resolves to a port: a destination whose traffic crosses a switch without a table (or starts at a
-    leaf without one), or a next hop whose port is unknown (an address in no subnet of the switch),
-    gets no verdict from the route-table analysis, which is unknown, not clean."""
+    """Where route tables were collected, every switch of the plan showed one of each address family
+    another switch showed (IPv4, IPv6), and every next hop resolves to a port: a destination whose
+    traffic crosses a switch without a table of its family (or starts at a leaf without one), or a
+    next hop whose port is unknown (an address in no subnet of the switch), gets no verdict from the
+    route-table analysis, which is unknown, not clean."""
     found = route_analysis(ctx)
     if found is None or not (found.missing or found.unknown):
         return
     why = []
-    if found.missing:
-        why.append(f"no route table from {_names(found.missing)}")
+    by_lack: dict[tuple[int, ...], list[str]] = {}
+    for name in found.missing:
+        by_lack.setdefault(found.missing_families[name], []).append(name)
+    for lacking, names in sorted(by_lack.items(), key=lambda item: (-len(item[0]), item[0])):
+        # A switch that showed no table at all lacks every family; one that lacks some, those.
+        which = "" if lacking == found.families else "".join(f"IPv{f} " for f in lacking)
+        why.append(f"no {which}route table from {_names(names)}")
     if found.unresolved:
         why.append(f"next hops that resolve to no port on {_names(found.unresolved)}")
     yield Issue(

@@ -190,9 +190,10 @@ class DeviceFaults(BaseModel):
     )
     installed_routes: list[Annotated[str, Field(pattern=r"^\S+ \S+$")]] = Field(
         default_factory=list,
-        description="Routes the switch's route table installs in place of the lab's eBGP routes, as "
-        "'DEST PORT[,PORT...]': DEST a prefix or a leaf's name (its subnet), each port a planned link "
-        "to another switch (see netcfg.lab.routes for the lab's addresses).",
+        description="Routes the switch's route tables install in place of the lab's eBGP routes, as "
+        "'DEST PORT[,PORT...]': DEST a prefix (in the table of its address family) or a leaf's name (its "
+        "IPv4 and IPv6 subnets), each port a planned link to another switch (see netcfg.lab.routes for "
+        "the lab's addresses).",
     )
     prints: dict[str, list[PrintedText]] = Field(
         default_factory=dict,

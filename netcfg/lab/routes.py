@@ -2,10 +2,11 @@
 best paths by AS-path length with ECMP over every tie (RFC 7938), and the faults that install a route
 of their own.
 
-Addresses are the lab's: link k of the plan between two switches is 10.128.0.0/31 + 2k (the upper
-end holds the even address), and the i-th leaf of the inventory owns 172.16.0.0/24 + i on its first
-host port (a leaf without hosts owns none). A leaf's subnet is advertised once; every other switch
-reaches it by all its neighbours one AS hop closer.
+The lab's fabric is dual-stack, with addresses of its own: link k of the plan between two switches
+is 10.128.0.0/31 + 2k and 2001:db8:128::/127 + 2k (the upper end holds the even address), and the
+i-th leaf of the inventory owns 172.16.0.0/24 + i and 2001:db8:172:i::/64 on its first host port (a
+leaf without hosts owns none). A leaf's subnet is advertised once; every other switch reaches it by
+all its neighbours one AS hop closer.
 """
 
 from __future__ import annotations
@@ -16,8 +17,12 @@ from collections import deque
 from netcfg.errors import InputError
 from netcfg.model import Endpoint, Fabric, InstalledRoute, Link, NextHop, Role, port_sort_key
 
-_LINKS = ipaddress.IPv4Address("10.128.0.0")
-_SUBNETS = ipaddress.IPv4Address("172.16.0.0")
+# Per address family: the first link's address, its prefix length, the first leaf subnet, its
+# length, and how far apart two leaves' subnets are.
+_PLAN = {
+    4: (ipaddress.IPv4Address("10.128.0.0"), 31, ipaddress.IPv4Address("172.16.0.0"), 24, 1 << 8),
+    6: (ipaddress.IPv6Address("2001:db8:128::"), 127, ipaddress.IPv6Address("2001:db8:172::"), 64, 1 << 64),
+}
 
 
 def _switch_links(fabric: Fabric) -> list[Link]:
@@ -28,17 +33,19 @@ def _switch_links(fabric: Fabric) -> list[Link]:
     ]
 
 
-def addresses(fabric: Fabric) -> dict[Endpoint, str]:
-    """Each end of a switch-to-switch link and its address."""
+def addresses(fabric: Fabric, family: int = 4) -> dict[Endpoint, str]:
+    """Each end of a switch-to-switch link and its address of `family` (4 or 6)."""
+    first = _PLAN[family][0]
     found = {}
     for k, link in enumerate(_switch_links(fabric)):
-        found[link.b] = str(_LINKS + 2 * k)
-        found[link.a] = str(_LINKS + 2 * k + 1)
+        found[link.b] = str(first + 2 * k)
+        found[link.a] = str(first + 2 * k + 1)
     return found
 
 
-def leaf_subnets(fabric: Fabric) -> dict[str, tuple[str, str]]:
-    """Each leaf with hosts: its subnet and the host port it is attached on."""
+def leaf_subnets(fabric: Fabric, family: int = 4) -> dict[str, tuple[str, str]]:
+    """Each leaf with hosts: its subnet of `family` (4 or 6) and the host port it is attached on."""
+    _, _, first, length, step = _PLAN[family]
     found = {}
     for i, leaf in enumerate(fabric.by_role(Role.LEAF)):
         ports = sorted(
@@ -50,25 +57,26 @@ def leaf_subnets(fabric: Fabric) -> dict[str, tuple[str, str]]:
             key=port_sort_key,
         )
         if ports:
-            found[leaf.name] = (f"{_SUBNETS + 256 * i}/24", ports[0])
+            found[leaf.name] = (f"{first + step * i}/{length}", ports[0])
     return found
 
 
-def lab_routes(fabric: Fabric) -> dict[str, list[InstalledRoute]]:
-    """Every switch's route table: its links' subnets (connected), its own subnet, and each other
-    leaf's subnet by eBGP best paths."""
-    address = addresses(fabric)
+def lab_routes(fabric: Fabric, family: int = 4) -> dict[str, list[InstalledRoute]]:
+    """Every switch's route table of `family` (4 or 6): its links' subnets (connected), its own
+    subnet, and each other leaf's subnet by eBGP best paths."""
+    address = addresses(fabric, family)
+    first, length = _PLAN[family][:2]
     switches = [d.name for d in fabric.devices.values() if d.is_switch]
     ports: dict[str, dict[str, list[Endpoint]]] = {name: {} for name in switches}
     tables: dict[str, list[InstalledRoute]] = {name: [] for name in switches}
     for k, link in enumerate(_switch_links(fabric)):
-        prefix = f"{_LINKS + 2 * k}/31"
+        prefix = f"{first + 2 * k}/{length}"
         for local, remote in ((link.a, link.b), (link.b, link.a)):
             ports[local.device].setdefault(remote.device, []).append(local)
             tables[local.device].append(
                 InstalledRoute(prefix, "connected", (NextHop(None, local.interface),))
             )
-    subnets = leaf_subnets(fabric)
+    subnets = leaf_subnets(fabric, family)
     # A switch reaches most leaves by the same neighbours (a leaf: all its spines): one tuple each.
     shared: dict[tuple[str, tuple[str, ...]], tuple[NextHop, ...]] = {}
     neighbours = {name: sorted(peers) for name, peers in ports.items()}
@@ -104,20 +112,21 @@ def _best_paths(neighbours: dict[str, list[str]], dest: str) -> dict[str, list[s
 
 
 def installed(
-    fabric: Fabric, device: str, table: list[InstalledRoute], routes: list[str]
+    fabric: Fabric, device: str, table: list[InstalledRoute], routes: list[str], family: int = 4
 ) -> list[InstalledRoute]:
-    """The table with each fault route in place of the one it replaces: `DEST PORT[,PORT...]`, DEST a
-    prefix or a leaf's name (its subnet), each port a planned link of the switch whose far end's
-    address is the next hop."""
-    address = addresses(fabric)
-    subnets = leaf_subnets(fabric)
+    """The table of `family` with each fault route in place of the one it replaces: `DEST
+    PORT[,PORT...]`, DEST a prefix (of that family, or the route is the other table's) or a leaf's
+    name (its subnet of the family), each port a planned link of the switch whose far end's address
+    of the family is the next hop."""
+    address = addresses(fabric, family)
+    subnets = leaf_subnets(fabric, family)
     table = list(table)
     for n, text in enumerate(routes):
         where = f"faults: devices.{device}.installed_routes[{n}]"
         dest, _, listed = text.partition(" ")
         prefix = subnets[dest][0] if dest in subnets else dest
         try:
-            ipaddress.ip_network(prefix)
+            version = ipaddress.ip_network(prefix).version
         except ValueError:
             raise InputError(where, f"{dest!r}: expected a prefix or the name of a leaf with hosts") from None
         hops = []
@@ -128,6 +137,8 @@ def installed(
             hops.append(NextHop(address[far], port))
         if not hops:
             raise InputError(where, "expected 'DEST PORT[,PORT...]'")
+        if version != family:
+            continue
         table = [r for r in table if r.prefix != prefix] + [InstalledRoute(prefix, "bgp", tuple(hops))]
     return table
 
@@ -139,7 +150,7 @@ class LabRoutes:
     def __init__(self, fabric: Fabric, faults: dict[str, list[str]]) -> None:
         self.fabric = fabric
         self.faults = faults
-        self._tables: dict[str, list[InstalledRoute]] | None = None
+        self._tables: dict[int, dict[str, list[InstalledRoute]]] = {}
         for device, routes in faults.items():
             if not fabric.devices[device].is_switch:
                 raise InputError(
@@ -147,10 +158,10 @@ class LabRoutes:
                 )
             installed(fabric, device, [], routes)  # refused now, not when a table is first asked for
 
-    def table(self, device: str) -> list[InstalledRoute]:
-        if self._tables is None:
-            tables = lab_routes(self.fabric)
+    def table(self, device: str, family: int = 4) -> list[InstalledRoute]:
+        if family not in self._tables:
+            tables = lab_routes(self.fabric, family)
             for name, routes in self.faults.items():
-                tables[name] = installed(self.fabric, name, tables[name], routes)
-            self._tables = tables
-        return self._tables[device]
+                tables[name] = installed(self.fabric, name, tables[name], routes, family)
+            self._tables[family] = tables
+        return self._tables[family][device]

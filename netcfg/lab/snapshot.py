@@ -38,21 +38,23 @@ class SimulatedDevice:
     printed: dict[str, list[PrintedText]] = field(default_factory=dict)
     # Every output as the first reading rendered it: later readings render only what changes.
     rendered: dict[str, str] | None = None
-    # The fabric's route tables, printed only when the route command is asked for.
+    # The fabric's route tables, printed only when a route command is asked for.
     routes: LabRoutes | None = None
-    _route_output: str | None = None
+    _route_outputs: dict[str, str | None] = field(default_factory=dict)
 
     def route_output(self, cli: str) -> str | None:
-        """The route table the device prints if `cli` is its platform's route command, else None."""
+        """The route table the device prints if `cli` is one of its platform's route commands, else
+        None."""
         if self.routes is None:
             return None
         played = simulator(self.device.platform)
-        command = played.platform.route_command
-        if command is None or cli != command.cli:
+        source = next((s for s in played.platform.route_tables if s.command.cli == cli), None)
+        if source is None:
             return None
-        if self._route_output is None:
-            self._route_output = played.render_routes(self.routes.table(self.device.name))
-        return self._route_output
+        if cli not in self._route_outputs:
+            table = self.routes.table(self.device.name, source.family)
+            self._route_outputs[cli] = played.render_routes(table, source.family)
+        return self._route_outputs[cli]
 
     def outputs(self, now: float | None = None) -> dict[str, str]:
         """{command cli -> output} as the device prints them at `now` (default: the current time);
@@ -146,9 +148,9 @@ def write_simulated_snapshot(
         device = fabric.devices[name]
         platform = simulator(device.platform).platform
         commands = platform.commands(device)
-        table = platform.route_command if routes else None
-        if table is not None and (printed := simulated.route_output(table.cli)) is not None:
-            commands, outputs = [*commands, table], {**outputs, table.cli: printed}
+        for source in platform.route_tables if routes else ():
+            if (printed := simulated.route_output(source.command.cli)) is not None:
+                commands, outputs = [*commands, source.command], {**outputs, source.command.cli: printed}
         digest = writer.write_device(
             name,
             {c.file: platform.saved_output(outputs[c.cli]) for c in commands},

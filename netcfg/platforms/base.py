@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
@@ -30,6 +31,17 @@ class Command:
     # The tool may be missing or too old for the command (NVIDIA's MFT `mlxreg` is not on every host):
     # its failure leaves what it reads unknown and does not stop the host from being judged.
     optional: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RouteSource:
+    """One route table a platform reads with `--routes`: the address family it holds (4 or 6), the
+    command that prints the default VRF's table, and the reader of that output (the routes, or why
+    the text is no such table). A family whose table was not read stays unknown."""
+
+    family: Literal[4, 6]
+    command: Command
+    read: Callable[[str], list[InstalledRoute] | str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,10 +165,10 @@ class Platform(ABC):
     # Load balancing the platform renders and reads (netcfg.policy.LoadBalancingPolicy); none by
     # default: a setting no vendor source documents is neither rendered nor read.
     load_balancing: ClassVar[LoadBalancing] = LoadBalancing()
-    # The default VRF's route table, collected only when asked (`--routes`: thousands of prefixes on
-    # a switch of a large fabric, which the default collection must not wait for). On the read-only
-    # list like every other command. None: the platform reads no route table.
-    route_command: ClassVar[Command | None] = None
+    # The default VRF's route tables, one per address family, collected only when asked (`--routes`:
+    # thousands of prefixes on a switch of a large fabric, which the default collection must not wait
+    # for). On the read-only list like every other command. Empty: the platform reads no route table.
+    route_tables: ClassVar[tuple[RouteSource, ...]] = ()
 
     @abstractmethod
     def commands(self, device: Device) -> list[Command]:
@@ -181,11 +193,6 @@ class Platform(ABC):
     @abstractmethod
     def parse_outputs(self, outputs: dict[str, str], device: Device) -> DeviceState:
         """DeviceState from raw command outputs keyed by `Command.file`."""
-
-    def parse_routes(self, text: str) -> list[InstalledRoute] | str:
-        """The installed routes of the default VRF in `route_command`'s output (management VRFs
-        left out: only the default VRF carries the fabric), or why the text is no such table."""
-        return "the platform reads no route table"
 
     def parse_counters(self, outputs: dict[str, str], device: Device) -> DeviceState:
         """What an earlier reading (`--previous`, `--baseline`) is judged by: the state's `counters`

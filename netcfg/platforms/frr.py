@@ -1,7 +1,9 @@
-"""FRR's route table (`show ip route json`), as Cumulus and SONiC both print it: their routing suite
-is FRR, whose zebra writes one JSON object of prefixes, each a list of the route entries of every
-protocol that offers one. The entry zebra selected and installed is the one that forwards, by those of
-its next hops that are in the FIB. It registers no platform; the platforms that run FRR read with it.
+"""FRR's route tables (`show ip route json`, `show ipv6 route json`), as Cumulus and SONiC both print
+them: their routing suite is FRR, whose zebra writes one JSON object of prefixes, each a list of the
+route entries of every protocol that offers one. The entry zebra selected and installed is the one that
+forwards, by those of its next hops that are in the FIB. Under BGP unnumbered an IPv4 route's next hop
+is the neighbour's IPv6 link-local address (`afi: ipv6`) and the port it was learnt on, which says the
+neighbour. It registers no platform; the platforms that run FRR read with it.
 """
 
 from __future__ import annotations
@@ -13,23 +15,33 @@ from netcfg.model import InstalledRoute, NextHop
 from netcfg.platforms.routes import RouteTable, read_json
 
 _PREFIX = re.compile(r"[0-9a-fA-F.:]+/\d{1,3}")
-_SHAPE = "expected FRR's `show ip route json`: an object of prefixes, each a list of route entries"
+_SHAPE = "expected FRR's `{}`: an object of prefixes, each a list of route entries"
 
 
 def read_routes(text: str) -> RouteTable:
-    """The routes zebra installed in the default VRF, each by its FIB next hops."""
-    data = read_json(text, "`show ip route json`")
+    """The IPv4 routes zebra installed in the default VRF, each by its FIB next hops."""
+    return _read(text, "show ip route json")
+
+
+def read_routes6(text: str) -> RouteTable:
+    """The IPv6 routes zebra installed in the default VRF, each by its FIB next hops."""
+    return _read(text, "show ipv6 route json")
+
+
+def _read(text: str, cli: str) -> RouteTable:
+    shape = _SHAPE.format(cli)
+    data = read_json(text, f"`{cli}`")
     if isinstance(data, str):
         return data
     if not isinstance(data, dict):
-        return _SHAPE
+        return shape
     routes = []
     for prefix, entries in data.items():
         if not _PREFIX.fullmatch(prefix) or not isinstance(entries, list):
-            return f"{prefix[:60]!r}: {_SHAPE}"
+            return f"{prefix[:60]!r}: {shape}"
         for entry in entries:
             if not isinstance(entry, dict):
-                return f"{prefix}: {_SHAPE}"
+                return f"{prefix}: {shape}"
             if entry.get("vrfName", "default") != "default":
                 break
             if not (entry.get("selected") and entry.get("installed", True)):
@@ -57,8 +69,10 @@ def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def render_routes(routes: list[InstalledRoute]) -> str:
-    """`show ip route json` of a default VRF holding these routes, as zebra prints it (for the lab)."""
+def render_routes(routes: list[InstalledRoute], family: int = 4) -> str:
+    """`show ip route json` (`show ipv6 route json`) of a default VRF holding these routes, as zebra
+    prints it (for the lab)."""
+    afi = f"ipv{family}"
     table = {}
     for route in routes:
         connected = route.attached
@@ -84,7 +98,7 @@ def render_routes(routes: list[InstalledRoute]) -> str:
                     {
                         "flags": 3,
                         "fib": True,
-                        **({"directlyConnected": True} if connected else {"ip": hop.address, "afi": "ipv4"}),
+                        **({"directlyConnected": True} if connected else {"ip": hop.address, "afi": afi}),
                         "interfaceName": hop.interface,
                         "active": True,
                         **({} if connected else {"weight": 1}),

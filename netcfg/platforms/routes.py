@@ -31,19 +31,58 @@ def read_json(text: str, what: str) -> object | str:
 
 
 def read_routes(platform: Platform, outputs: dict[str, str], state: DeviceState) -> None:
-    """The route table of `outputs` (where it holds one) read into `state.routes`, or why not into
-    `state.unparsed` under the command's name; without a table the routes stay unknown (None)."""
-    command = platform.route_command
-    if command is None or command.file not in outputs:
-        return
-    found = platform.parse_routes(outputs[command.file])
-    if isinstance(found, str):
-        state.unparsed[command.cli] = found
-        return
+    """Each route table of `outputs` (where it holds one) read into `state.routes` (IPv4) or
+    `state.routes6` (IPv6), or why not into `state.unparsed` under the command's name; a family
+    without a readable table stays unknown (None)."""
     # Routes that forward alike share one tuple of next hops: the analysis caches what it learns of
     # a tuple by its identity, and a fabric's tables repeat a handful of next-hop sets.
     shared: dict[tuple[NextHop, ...], tuple[NextHop, ...]] = {}
-    state.routes = [
-        InstalledRoute(r.prefix, r.protocol, shared.setdefault(r.next_hops, r.next_hops)) for r in found
-    ]
-    state.facets |= {"routes"}
+    for source in platform.route_tables:
+        if source.command.file not in outputs:
+            continue
+        found = source.read(outputs[source.command.file])
+        if isinstance(found, str):
+            state.unparsed[source.command.cli] = found
+            continue
+        table = [
+            InstalledRoute(r.prefix, r.protocol, shared.setdefault(r.next_hops, r.next_hops)) for r in found
+        ]
+        if source.family == 6:
+            state.routes6 = table
+        else:
+            state.routes = table
+        state.facets |= {"routes"}
+
+
+class TextTable:
+    """The routes of a route table printed as text (NX-OS, Junos), gathered as its lines are read:
+    a table header names the table (a VRF, a routing table), a destination line opens a route, the
+    lines after it add its protocol and next hops. Only the routes of the `wanted` table are kept,
+    each once its next route or table begins, or the text ends (`routes`)."""
+
+    def __init__(self, wanted: str) -> None:
+        self.wanted = wanted
+        self.found: list[InstalledRoute] = []
+        self.table: str | None = None
+        self.prefix: str | None = None
+        self.protocol = ""
+        self.hops: list[NextHop] = []
+        self.seen_table = False
+
+    def begin_table(self, name: str) -> None:
+        self._close()
+        self.table, self.prefix, self.protocol, self.hops, self.seen_table = name, None, "", [], True
+
+    def begin_route(self, prefix: str) -> None:
+        self._close()
+        self.prefix, self.protocol, self.hops = prefix, "", []
+
+    def routes(self) -> list[InstalledRoute]:
+        self._close()
+        self.prefix = None
+        return self.found
+
+    def _close(self) -> None:
+        # A route without a protocol printed no path the reader knows (it is no route to follow).
+        if self.prefix is not None and self.table == self.wanted and self.protocol:
+            self.found.append(InstalledRoute(self.prefix, self.protocol, tuple(self.hops)))

@@ -69,9 +69,9 @@ class Simulator(ABC):
         """What a device in this state prints for each command it is collected with, keyed by
         `Command.cli`."""
 
-    def render_routes(self, routes: list[InstalledRoute]) -> str | None:
-        """What the device prints for its platform's `route_command`, its default VRF holding these
-        routes; None where the simulator does not print a route table."""
+    def render_routes(self, routes: list[InstalledRoute], family: int) -> str | None:
+        """What the device prints for its platform's route table of `family` (4 or 6), its default
+        VRF holding these routes; None where the simulator does not print that table."""
         return None
 
     def render_readings(self, state: DeviceState, device: Device) -> dict[str, str] | None:

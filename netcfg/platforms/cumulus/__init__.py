@@ -28,11 +28,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, ClassVar
 
-from netcfg.model import Device, DeviceState, InstalledRoute
+from netcfg.model import Device, DeviceState
 from netcfg.platforms import frr
-from netcfg.platforms.base import Batch, Command, LoadBalancing, Platform, register
+from netcfg.platforms.base import Batch, Command, LoadBalancing, Platform, RouteSource, register
 from netcfg.platforms.cumulus import balancing, parse
-from netcfg.platforms.cumulus.commands import COMMANDS, CONFIG, COUNTERS, ROUTES, SETTINGS
+from netcfg.platforms.cumulus.commands import COMMANDS, CONFIG, COUNTERS, ROUTES, ROUTES6, SETTINGS
 from netcfg.platforms.cumulus.defaults import ROCE_CABLE_M, STOCK_DSCP_MAP, defaults
 from netcfg.platforms.cumulus.forms import command_lines
 from netcfg.platforms.cumulus.remediate import remediate
@@ -56,8 +56,13 @@ class Cumulus(Platform):
     config_suffix: ClassVar[str] = ".nvue"
     description: ClassVar[str] = "NVIDIA Cumulus Linux switch (NVUE)"
     running_config_file: ClassVar[str | None] = CONFIG.file
-    read_only_commands: ClassVar[tuple[str, ...]] = tuple(re.escape(c.cli) for c in (*COMMANDS, ROUTES))
-    route_command: ClassVar[Command | None] = ROUTES
+    read_only_commands: ClassVar[tuple[str, ...]] = tuple(
+        re.escape(c.cli) for c in (*COMMANDS, ROUTES, ROUTES6)
+    )
+    route_tables: ClassVar[tuple[RouteSource, ...]] = (
+        RouteSource(4, ROUTES, frr.read_routes),
+        RouteSource(6, ROUTES6, frr.read_routes6),
+    )
     port_buffer_settings: ClassVar[frozenset[str]] = frozenset({"cable_m"})
     default_cable_m: ClassVar[int | None] = ROCE_CABLE_M
     load_balancing: ClassVar[LoadBalancing] = balancing.SUPPORT
@@ -80,9 +85,6 @@ class Cumulus(Platform):
 
     def parse_config(self, text: str, device: Device) -> DeviceState:
         return parse.parse_config(text, device)
-
-    def parse_routes(self, text: str) -> list[InstalledRoute] | str:
-        return frr.read_routes(text)
 
     def parse_outputs(self, outputs: dict[str, str], device: Device) -> DeviceState:
         return parse.parse_outputs(outputs, device)

@@ -14,9 +14,10 @@ INTERFACES = Command("nv show interface -o json", "nv_show_interface_json")
 # LLDP neighbours: lldpd's own table (`lldpcli show neighbors`), whose shape NVIDIA's LLDP page
 # documents; the interface table's `lldp` objects are no documented neighbour list.
 # In this order: an output cut short loses the commands after it, and every facet those carry.
-# The route table (`--routes` only), from FRR: `sudo -n` fails at once where the login may not run
+# The route tables (`--routes` only), from FRR: `sudo -n` fails at once where the login may not run
 # vtysh, rather than wait for a password.
 ROUTES = Command("sudo -n vtysh -c 'show ip route json'", "vtysh_show_ip_route_json")
+ROUTES6 = Command("sudo -n vtysh -c 'show ipv6 route json'", "vtysh_show_ipv6_route_json")
 SETTINGS = [SYSTEM, CONFIG, ROCE, INTERFACES, LLDP]
 COUNTERS = [p.command for p in PORT_COMMANDS]
 COMMANDS = [*SETTINGS, *COUNTERS]

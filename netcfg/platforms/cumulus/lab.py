@@ -25,8 +25,8 @@ class CumulusSimulator(Simulator):
     cli_profile: ClassVar[CliProfile] = bash_profile("{user}@{name}:mgmt:~$ ")
     version: ClassVar[str] = "5.16.0"
 
-    def render_routes(self, routes: list[InstalledRoute]) -> str | None:
-        return frr.render_routes(routes)
+    def render_routes(self, routes: list[InstalledRoute], family: int) -> str | None:
+        return frr.render_routes(routes, family)
 
     def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:
         gap = state.not_operational

@@ -9,10 +9,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from netcfg.model import Device, DeviceState, InstalledRoute
-from netcfg.platforms.base import Command, Platform, register
+from netcfg.model import Device, DeviceState
+from netcfg.platforms.base import Command, Platform, RouteSource, register
 from netcfg.platforms.eos import parse, remediation, render, routes, secrets
-from netcfg.platforms.eos.commands import COUNTER_COMMANDS, NAME, SHOW_IP_ROUTE, SHOW_LLDP, SHOW_RUNNING
+from netcfg.platforms.eos.commands import (
+    COUNTER_COMMANDS,
+    NAME,
+    SHOW_IP_ROUTE,
+    SHOW_IPV6_ROUTE,
+    SHOW_LLDP,
+    SHOW_RUNNING,
+)
 from netcfg.platforms.eos.parse import SEGMENT_BYTES
 from netcfg.platforms.eos.text import split_config
 
@@ -39,9 +46,12 @@ class Eos(Platform):
         r"show interfaces",
         r"show interfaces phy detail",
         r"show priority-flow-control counters (detail|watchdog) \| json",
-        r"show ip route \| json",
+        r"show ip(v6)? route \| json",
     )
-    route_command: ClassVar[Command | None] = SHOW_IP_ROUTE
+    route_tables: ClassVar[tuple[RouteSource, ...]] = (
+        RouteSource(4, SHOW_IP_ROUTE, routes.read_routes),
+        RouteSource(6, SHOW_IPV6_ROUTE, routes.read_routes6),
+    )
 
     def commands(self, device: Device) -> list[Command]:
         # EOS heads its running config with `! device: NAME (MODEL, EOS-VERSION)`: a separate `show
@@ -57,9 +67,6 @@ class Eos(Platform):
 
     def parse_outputs(self, outputs: dict[str, str], device: Device) -> DeviceState:
         return parse.parse_outputs(outputs, device)
-
-    def parse_routes(self, text: str) -> list[InstalledRoute] | str:
-        return routes.read_routes(text)
 
     def parse_counters(self, outputs: dict[str, str], device: Device) -> DeviceState:
         return parse.parse_counters(outputs, device)

@@ -26,8 +26,9 @@ SHOW_PFC_WATCHDOG = Command(
     "show_priority-flow-control_counters_watchdog",
     True,
 )
-# The route table (`--routes` only): the default VRF's routes, with the vias each forwards by.
+# The route tables (`--routes` only): the default VRF's routes, with the vias each forwards by.
 SHOW_IP_ROUTE = Command("show ip route | json", "show_ip_route")
+SHOW_IPV6_ROUTE = Command("show ipv6 route | json", "show_ipv6_route")
 COUNTER_COMMANDS = (SHOW_INTERFACES, SHOW_PHY, SHOW_PFC, SHOW_PFC_WATCHDOG)
 # parse_config's name for the text it was given (a file or `show running-config`) in `unparsed`.
 RUNNING_CONFIG = "running-config"

@@ -158,8 +158,8 @@ class EosSimulator(Simulator):
     version: ClassVar[str] = "4.32.1F"
     model: ClassVar[str | None] = "DCS-7060X6-64PE"
 
-    def render_routes(self, routes: list[InstalledRoute]) -> str | None:
-        return route_tables.render_routes(routes)
+    def render_routes(self, routes: list[InstalledRoute], family: int) -> str | None:
+        return route_tables.render_routes(routes, family)
 
     def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:
         return render_outputs(state)

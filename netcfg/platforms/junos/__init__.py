@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from netcfg.model import Device, DeviceState, InstalledRoute
-from netcfg.platforms.base import Command, LoadBalancing, Platform, register
+from netcfg.model import Device, DeviceState
+from netcfg.platforms.base import Command, LoadBalancing, Platform, RouteSource, register
 from netcfg.platforms.junos import balancing, counters, facts, outputs, parse, render, routes, secrets
 from netcfg.platforms.junos.commands import (
     COMMANDS,
@@ -27,6 +27,7 @@ from netcfg.platforms.junos.commands import (
     SHOW_LLDP,
     SHOW_QUEUE,
     SHOW_ROUTE,
+    SHOW_ROUTE6,
     SHOW_VERSION,
 )
 from netcfg.platforms.junos.remediate import remediation
@@ -55,9 +56,12 @@ class Junos(Platform):
         r"show lldp neighbors",
         r"show interfaces extensive",
         r"show interfaces queue",
-        r"show route table inet\.0",
+        r"show route table inet6?\.0",
     )
-    route_command: ClassVar[Command | None] = SHOW_ROUTE
+    route_tables: ClassVar[tuple[RouteSource, ...]] = (
+        RouteSource(4, SHOW_ROUTE, routes.read_routes),
+        RouteSource(6, SHOW_ROUTE6, routes.read_routes6),
+    )
     port_buffer_settings: ClassVar[frozenset[str]] = frozenset({"cable_m"})
     renders_routed_ports: ClassVar[bool] = False
     default_cable_m: ClassVar[int | None] = facts.DEFAULT_CABLE_M
@@ -117,9 +121,6 @@ class Junos(Platform):
         state.lldp = lldp or []
         _read_counters(state, outputs_by_file)
         return state
-
-    def parse_routes(self, text: str) -> list[InstalledRoute] | str:
-        return routes.read_routes(text)
 
     def mask_secrets(self, text: str) -> str:
         return secrets.mask(text)

@@ -14,6 +14,7 @@ SHOW_LLDP = Command("show lldp neighbors", "show_lldp_neighbors")
 # Every port's link state and counters, and its egress queues' drops and ECN marks: one command each.
 SHOW_EXTENSIVE = Command("show interfaces extensive", "show_interfaces_extensive", counters=True)
 SHOW_QUEUE = Command("show interfaces queue", "show_interfaces_queue", counters=True)
-# The route table (`--routes` only): the default instance's IPv4 table, as text.
+# The route tables (`--routes` only): the default instance's IPv4 and IPv6 tables, as text.
 SHOW_ROUTE = Command("show route table inet.0", "show_route_table_inet.0")
+SHOW_ROUTE6 = Command("show route table inet6.0", "show_route_table_inet6.0")
 COMMANDS = (SHOW_CONFIG, SHOW_CONFIG_COUNT, SHOW_VERSION, SHOW_LLDP, SHOW_EXTENSIVE, SHOW_QUEUE)

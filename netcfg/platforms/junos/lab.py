@@ -40,8 +40,8 @@ class JunosSimulator(Simulator):
     version: ClassVar[str] = "23.4R2-S3.5-EVO"
     model: ClassVar[str | None] = "qfx5240-64od"
 
-    def render_routes(self, routes: list[InstalledRoute]) -> str | None:
-        return route_tables.render_routes(routes)
+    def render_routes(self, routes: list[InstalledRoute], family: int) -> str | None:
+        return route_tables.render_routes(routes, family)
 
     def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:
         config = render.render_config(state)

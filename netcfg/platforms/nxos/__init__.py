@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from netcfg.model import Device, DeviceState, InstalledRoute
-from netcfg.platforms.base import Command, LoadBalancing, Platform, register
+from netcfg.model import Device, DeviceState
+from netcfg.platforms.base import Command, LoadBalancing, Platform, RouteSource, register
 from netcfg.platforms.nxos import balancing, commands, parse, remediation, render, routes, secrets
 from netcfg.platforms.nxos.text import split_config
 
@@ -40,9 +40,12 @@ class Nxos(Platform):
         r"show interface counters errors",
         r"show queuing interface",
         r"show queuing pfc-queue detail",
-        r"show ip route",
+        r"show ip(v6)? route",
     )
-    route_command: ClassVar[Command | None] = commands.SHOW_IP_ROUTE
+    route_tables: ClassVar[tuple[RouteSource, ...]] = (
+        RouteSource(4, commands.SHOW_IP_ROUTE, routes.read_routes),
+        RouteSource(6, commands.SHOW_IPV6_ROUTE, routes.read_routes6),
+    )
 
     def hash_intent(self, fields: frozenset[str]) -> frozenset[str]:
         return balancing.intent_fields(fields)
@@ -55,9 +58,6 @@ class Nxos(Platform):
 
     def parse_config(self, text: str, device: Device) -> DeviceState:
         return parse.parse_config(text, device)
-
-    def parse_routes(self, text: str) -> list[InstalledRoute] | str:
-        return routes.read_routes(text)
 
     def parse_outputs(self, outputs: dict[str, str], device: Device) -> DeviceState:
         return parse.parse_outputs(outputs, device)

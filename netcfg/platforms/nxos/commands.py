@@ -14,5 +14,6 @@ SHOW_QUEUING = Command("show queuing interface", "show_queuing_interface", count
 SHOW_WATCHDOG = Command("show queuing pfc-queue detail", "show_queuing_pfc-queue_detail", counters=True)
 # The route table (`--routes` only), as text like every other NX-OS output netcfg reads.
 SHOW_IP_ROUTE = Command("show ip route", "show_ip_route")
+SHOW_IPV6_ROUTE = Command("show ipv6 route", "show_ipv6_route")
 COUNTER_COMMANDS = (SHOW_INTERFACE, SHOW_ERRORS, SHOW_QUEUING, SHOW_WATCHDOG)
 COMMANDS = (SHOW_VERSION, SHOW_RUNNING, SHOW_PFC, SHOW_LLDP, *COUNTER_COMMANDS)

@@ -233,8 +233,8 @@ class NxosSimulator(Simulator):
     version: ClassVar[str] = "10.4(3)"
     model: ClassVar[str | None] = "Nexus9000 C9364D-GX2A"
 
-    def render_routes(self, routes: list[InstalledRoute]) -> str | None:
-        return route_tables.render_routes(routes)
+    def render_routes(self, routes: list[InstalledRoute], family: int) -> str | None:
+        return route_tables.render_routes(routes, family)
 
     def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:
         return outputs(state)

@@ -1,6 +1,9 @@
-"""NX-OS's route table, `show ip route` as text: a section per VRF (`IP Route Table for VRF
-"default"`), each route a line `prefix, ubest/mbest: N/M[, attached]` followed by its paths, one
-`via` line each; a `*via` is a best unicast path (ECMP: several). Only the default VRF is read."""
+"""NX-OS's route tables, `show ip route` and `show ipv6 route` as text: a section per VRF (`IP Route
+Table for VRF "default"`, `IPv6 Routing Table for VRF "default"`), each route a line `prefix,
+ubest/mbest: N/M[, attached]` followed by its paths, one `via` line each; a `*via` is a best unicast
+path (ECMP: several). An IPv6 path learnt over a link-local session names the neighbour's `fe80::`
+address and the port; a `%VRF` after an address names the VRF it resolves in. Only the default VRF
+is read."""
 
 from __future__ import annotations
 
@@ -8,9 +11,9 @@ import re
 
 from netcfg.model import InstalledRoute, NextHop
 from netcfg.platforms.nxos.text import normal_name
-from netcfg.platforms.routes import RouteTable
+from netcfg.platforms.routes import RouteTable, TextTable
 
-_VRF = re.compile(r'IP Route Table for VRF "([^"]+)"')
+_VRF = re.compile(r'IP(?:v6)? Rout(?:e|ing) Table for VRF "([^"]+)"')
 _ROUTE = re.compile(r"([0-9a-fA-F.:]+/\d{1,3}), ubest/mbest: \d+/\d+.*")
 # `*via 10.0.0.1, Eth1/49, [20/0], 1d02h, bgp-65100, external, tag 65100`; the interface is left
 # out of a recursive path, and a path to a null interface names no address.
@@ -21,53 +24,52 @@ _PROTOCOLS = {"direct": "connected", "local": "local", "static": "static", "bgp"
 
 
 def read_routes(text: str) -> RouteTable:
-    routes: list[InstalledRoute] = []
-    vrf: str | None = None
-    prefix: str | None = None
-    kind = ""
-    hops: list[NextHop] = []
-    seen_table = False
+    return _read(text, "show ip route")
 
-    def close() -> None:
-        if prefix is not None and vrf == "default" and hops:
-            routes.append(InstalledRoute(prefix, kind, tuple(hops)))
 
+def read_routes6(text: str) -> RouteTable:
+    return _read(text, "show ipv6 route")
+
+
+def _read(text: str, cli: str) -> RouteTable:
+    table = TextTable("default")
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if found := _VRF.fullmatch(line):
-            close()
-            vrf, prefix, hops, seen_table = found.group(1), None, [], True
+            table.begin_table(found.group(1))
         elif found := _ROUTE.fullmatch(line):
-            close()
-            prefix, kind, hops = found.group(1), "", []
+            table.begin_route(found.group(1))
         elif line.startswith(("*via", "via")):
             via = _VIA.fullmatch(line)
-            if via is None or prefix is None:
+            if via is None or table.prefix is None:
                 return f"line {number}: {line[:80]!r}: expected '*via ADDRESS, [INTERFACE,] [x/y], AGE, TYPE'"
             best, first, interface, source = via.groups()
-            kind = kind or _PROTOCOLS.get(source.split("-")[0], source)
             if best:
+                table.protocol = table.protocol or _PROTOCOLS.get(source.split("-")[0], source)
+                first = first.split("%", 1)[0]
                 address = first if _ADDRESS.fullmatch(first) else None
                 port = interface if address is not None else (interface or first)
-                hops.append(NextHop(address, normal_name(port) if port else None))
-    close()
-    if not seen_table:
-        return "no 'IP Route Table for VRF' line: expected the text of `show ip route`"
-    return routes
+                table.hops.append(NextHop(address, normal_name(port) if port else None))
+    if not table.seen_table:
+        return f"no 'Route Table for VRF' line: expected the text of `{cli}`"
+    return table.routes()
 
 
-_HEADER = """IP Route Table for VRF "default"
-'*' denotes best ucast next-hop
+_LEGEND = """'*' denotes best ucast next-hop
 '**' denotes best mcast next-hop
-'[x/y]' denotes [preference/metric]
-'%<string>' in via output denotes VRF <string>
+'[x/y]' denotes [preference/metric]"""
+# The IPv4 legend explains `%VRF`; the IPv6 one does not, and each `direct` path ends in a comma.
+_HEADERS = {
+    4: f"IP Route Table for VRF \"default\"\n{_LEGEND}\n'%<string>' in via output denotes VRF <string>",
+    6: f'IPv6 Routing Table for VRF "default"\n{_LEGEND}',
+}
+_DIRECT = {4: "direct", 6: "direct,"}
 
-"""
 
-
-def render_routes(routes: list[InstalledRoute]) -> str:
-    """`show ip route` of a default VRF holding these routes, as NX-OS prints it (for the lab)."""
-    lines = [_HEADER.rstrip("\n"), ""]
+def render_routes(routes: list[InstalledRoute], family: int = 4) -> str:
+    """`show ip route` (`show ipv6 route`) of a default VRF holding these routes, as NX-OS prints it
+    (for the lab)."""
+    lines = [_HEADERS[family], ""]
     for route in routes:
         attached = ", attached" if route.attached else ""
         lines.append(f"{route.prefix}, ubest/mbest: {len(route.next_hops)}/0{attached}")
@@ -75,7 +77,7 @@ def render_routes(routes: list[InstalledRoute]) -> str:
             port = (hop.interface or "").replace("Ethernet", "Eth", 1)
             if route.attached:
                 own = route.prefix.split("/")[0]
-                lines.append(f"    *via {own}, {port}, [0/0], 1d02h, direct")
+                lines.append(f"    *via {own}, {port}, [0/0], 1d02h, {_DIRECT[family]}")
             else:
                 lines.append(f"    *via {hop.address}, {port}, [20/0], 1d02h, bgp-65000, external, tag 65000")
     return "\n".join(lines) + "\n"

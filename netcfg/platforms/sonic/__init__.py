@@ -16,11 +16,11 @@ import re
 from functools import lru_cache
 from typing import ClassVar
 
-from netcfg.model import Device, DeviceState, InstalledRoute, LldpNeighbor, PgBuffer
+from netcfg.model import Device, DeviceState, LldpNeighbor, PgBuffer
 from netcfg.platforms import frr
-from netcfg.platforms.base import Batch, Command, LoadBalancing, Platform, register
+from netcfg.platforms.base import Batch, Command, LoadBalancing, Platform, RouteSource, register
 from netcfg.platforms.sonic import balancing, counters, secrets, show
-from netcfg.platforms.sonic.commands import COMMANDS, LLDP, PFCWD, ROUTES, RUNNING, STATUS, VERSION
+from netcfg.platforms.sonic.commands import COMMANDS, LLDP, PFCWD, ROUTES, ROUTES6, RUNNING, STATUS, VERSION
 from netcfg.platforms.sonic.configdb import ConfigDb, Unreadable, json_part, load
 from netcfg.platforms.sonic.names import PIPELINE_XON_BYTES, STOCK_CABLE_M
 from netcfg.platforms.sonic.parse import entries, parse_db
@@ -42,8 +42,13 @@ class Sonic(Platform):
     config_suffix: ClassVar[str] = ".json"
     description: ClassVar[str] = "SONiC switch (config_db JSON)"
     running_config_file: ClassVar[str | None] = RUNNING.file
-    read_only_commands: ClassVar[tuple[str, ...]] = tuple(re.escape(c.cli) for c in (*COMMANDS, ROUTES))
-    route_command: ClassVar[Command | None] = ROUTES
+    read_only_commands: ClassVar[tuple[str, ...]] = tuple(
+        re.escape(c.cli) for c in (*COMMANDS, ROUTES, ROUTES6)
+    )
+    route_tables: ClassVar[tuple[RouteSource, ...]] = (
+        RouteSource(4, ROUTES, frr.read_routes),
+        RouteSource(6, ROUTES6, frr.read_routes6),
+    )
     port_buffer_settings: ClassVar[frozenset[str]] = frozenset({"cable_m", "pg_buffers"})
     # The T0 `default_cable` of SONiC's buffer templates, and their ToR-to-server length.
     default_cable_m: ClassVar[int | None] = STOCK_CABLE_M["leaf"]
@@ -56,9 +61,6 @@ class Sonic(Platform):
     def batches(self, device: Device) -> list[Batch]:
         # The shell is bash: one command line for every output.
         return [Batch(tuple(COMMANDS))]
-
-    def parse_routes(self, text: str) -> list[InstalledRoute] | str:
-        return frr.read_routes(text)
 
     def render_config(self, state: DeviceState, device: Device) -> str:
         return render_text(config_db(state))

@@ -18,7 +18,9 @@ PFCWD_STATS = Command("pfcwd show stats --empty", "pfcwd_show_stats", counters=T
 QUEUE = Command("show queue counters", "show_queue_counters", counters=True)
 WRED = Command("show queue wredcounters", "show_queue_wredcounters", counters=True)
 PG_DROP = Command("show priority-group drop counters", "show_priority_group_drop_counters", counters=True)
-# The route table (`--routes` only): SONiC's `show ip route` passes `json` on to FRR's vtysh.
+# The route tables (`--routes` only): SONiC's `show ip route` and `show ipv6 route` pass `json` on
+# to FRR's vtysh.
 ROUTES = Command("show ip route json", "show_ip_route_json")
+ROUTES6 = Command("show ipv6 route json", "show_ipv6_route_json")
 COUNTER_COMMANDS = [FLAP, ERRORS, FEC, PFC, PFCWD_STATS, QUEUE, WRED, PG_DROP]
 COMMANDS = [RUNNING, VERSION, LLDP, PFCWD, STATUS, *COUNTER_COMMANDS]

@@ -394,8 +394,8 @@ class SonicSimulator(Simulator):
     version: ClassVar[str] = "202405.12-3f2b1a9c"
     model: ClassVar[str | None] = "ACS-SN5600"
 
-    def render_routes(self, routes: list[InstalledRoute]) -> str | None:
-        return frr.render_routes(routes)
+    def render_routes(self, routes: list[InstalledRoute], family: int) -> str | None:
+        return frr.render_routes(routes, family)
 
     def render_outputs(self, state: DeviceState, device: Device) -> dict[str, str]:
         return {
