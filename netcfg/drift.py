@@ -105,6 +105,7 @@ def drift(before: dict[str, DeviceState], after: dict[str, DeviceState]) -> list
         was, now = before[device], after[device]
         changes += _route_changes(device, "static_route", was.static_routes, now.static_routes, _static_text)
         changes += _route_changes(device, "route", was.routes, now.routes, _route_text)
+        changes += _route_changes(device, "route", was.routes6, now.routes6, _route_text)
     return changes
 
 

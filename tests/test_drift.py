@@ -145,3 +145,13 @@ def test_route_table_hash_and_static_route_changes_are_drift_and_an_uncollected_
     unknown = dict(after)
     unknown["leaf-su1-r1"] = _leaf_with(after["leaf-su1-r1"], routes=None, static_routes=None)
     assert [c.setting for c in drift(after, unknown)] == []
+    # IPv6 is its own table: a route lost from it is drift, and a table not read stays unknown.
+    v6 = InstalledRoute("2001:db8:172:2::/64", "bgp", (NextHop("fe80::1", "Ethernet31"),))
+    dual = dict(after)
+    dual["leaf-su1-r1"] = _leaf_with(after["leaf-su1-r1"], routes6=[v6])
+    lost = dict(dual)
+    lost["leaf-su1-r1"] = _leaf_with(dual["leaf-su1-r1"], routes6=[])
+    assert [(c.setting, c.before, c.after) for c in drift(dual, lost)] == [
+        ("route 2001:db8:172:2::/64", "bgp via Ethernet31 fe80::1", "absent")
+    ]
+    assert drift(dual, after) == []
