@@ -94,6 +94,34 @@ class Cos:
     # the DSCP packets of that class leave with.
     dscp_rewrites: dict[str, dict[str, int]] = field(default_factory=dict)
     range_families: dict[str, dict[str, int]] = field(default_factory=dict)
+    # How a port's (or a range's) frames arrive, from its `interfaces` stanza: see `Tagging`.
+    tagging: dict[str, Tagging] = field(default_factory=dict)
+    range_tagging: dict[str, Tagging] = field(default_factory=dict)
+    # `interfaces NAME ether-options 802.3ad AE`: a member port takes its aggregate's units.
+    lag_parent: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Tagging:
+    """What an `interfaces NAME` stanza says of VLAN tags, each with its first line. 802.1p (IEEE)
+    PFC reads the priority in the VLAN header, so it pauses only tagged frames (Juniper,
+    "Understanding PFC Using DSCP at Layer 3 for Untagged Traffic"); `tagged` is None where the
+    stanza does not say."""
+
+    tags: int | None = None  # vlan-tagging, flexible-/stacked-vlan-tagging, a unit's vlan-id, a trunk
+    native: int | None = None  # native-vlan-id: a trunk that also takes untagged frames
+    unit: int | None = None  # a unit with a family: the stanza shows how the port carries traffic
+
+    @property
+    def tagged(self) -> bool | None:
+        if self.native is not None:
+            return None  # which of a mixed trunk's VLANs RoCE rides is not in the switch's config
+        if self.tags is not None:
+            return True
+        return False if self.unit is not None else None
+
+    def merge(self, other: Tagging) -> Tagging:
+        return Tagging(self.tags or other.tags, self.native or other.native, self.unit or other.unit)
 
 
 def _int(word: str) -> int | None:
@@ -127,6 +155,9 @@ def read_cos(statements: list[Statement]) -> Cos:
                 cos.mtu[port] = cos.range_mtu[name]
             if name in cos.range_families and port not in cos.families:
                 cos.families[port] = cos.range_families[name]
+            if name in cos.range_tagging:
+                own = cos.tagging.get(port, Tagging())
+                cos.tagging[port] = own.merge(cos.range_tagging[name])
     return cos
 
 
@@ -154,8 +185,10 @@ def _interface_range(cos: Cos, name: str, rest: tuple[str, ...], line: int) -> N
                 members.setdefault(f"{first.group(1)}{n}", line)
     elif rest[0] == "mtu" and len(rest) == 2 and _int(rest[1]) is not None:
         cos.range_mtu[name] = (int(rest[1]), line)
-    elif _family(rest) is not None:
-        cos.range_families.setdefault(name, {}).setdefault(_family(rest), line)
+    else:
+        if _family(rest) is not None:
+            cos.range_families.setdefault(name, {}).setdefault(_family(rest), line)
+        _tagging(cos.range_tagging.setdefault(name, Tagging()), rest, line)
 
 
 def _dcbx(cos: Cos, name: str, rest: tuple[str, ...], line: int) -> None:
@@ -183,8 +216,43 @@ def _interface(cos: Cos, name: str, rest: tuple[str, ...], line: int) -> None:
         cos.mtu[name] = (int(rest[1]), line)
     elif rest[0] == "description" and len(rest) == 2:
         cos.description[name] = rest[1]
+    elif rest[:2] == ("ether-options", "802.3ad") and len(rest) == 3:
+        cos.lag_parent[name] = rest[2]
+    else:
+        if _family(rest) is not None:
+            cos.families.setdefault(name, {}).setdefault(_family(rest), line)
+        _tagging(cos.tagging.setdefault(name, Tagging()), rest, line)
+
+
+# Physical-interface statements that make a port's units take VLAN-tagged frames.
+_TAGGING = frozenset({"vlan-tagging", "flexible-vlan-tagging", "stacked-vlan-tagging"})
+# A unit statement that names the VLAN(s) the unit takes.
+_UNIT_VLANS = frozenset({"vlan-id", "vlan-id-list", "vlan-id-range", "vlan-tags"})
+
+
+def _tagging(tagging: Tagging, rest: tuple[str, ...], line: int) -> None:
+    if rest[0] in _TAGGING:
+        tagging.tags = tagging.tags or line
+    elif rest[0] == "native-vlan-id":
+        tagging.native = tagging.native or line
+    elif rest[0] == "unit" and len(rest) >= 3 and rest[2] in _UNIT_VLANS:
+        tagging.tags = tagging.tags or line
     elif _family(rest) is not None:
-        cos.families.setdefault(name, {}).setdefault(_family(rest), line)
+        tagging.unit = tagging.unit or line
+        # ELS spells a trunk `interface-mode trunk`, the older QFX CLI `port-mode trunk`; without
+        # either an ethernet-switching unit is an access port (untagged).
+        if rest[3] == "ethernet-switching" and rest[4:6] in (("interface-mode", "trunk"), ("port-mode", "trunk")):
+            tagging.tags = tagging.tags or line
+
+
+def tagged(cos: Cos, port: str) -> bool | None:
+    """Whether the frames a port takes carry a VLAN tag: True, False, or None where its stanza (or
+    its aggregate's, for a LAG member) does not show its units."""
+    own = cos.tagging.get(port, Tagging())
+    parent = cos.lag_parent.get(port)
+    if own.unit is None and parent is not None:
+        own = own.merge(cos.tagging.get(parent, Tagging()))
+    return own.tagged
 
 
 def _family(rest: tuple[str, ...]) -> str | None:
@@ -406,7 +474,7 @@ def cos_state(state: DeviceState, cos: Cos) -> None:
         iface.dscp_rewrite = _port_rewrite(cos, binding, numbers)
         if binding.rewrite is not None:
             loc[sys.intern(f"{port}.dscp_rewrite")] = binding.rewrite[1]
-        _port_pfc(iface, cos, binding, port_map, lossless, loc, watchdogs)
+        _port_pfc(iface, cos, binding, port_map, lossless, loc, watchdogs, tagged(cos, port))
         _port_schedulers(iface, cos, binding, classes, loc)
     state.watchdog = _watchdog(watchdogs)
     if watchdogs:
@@ -451,6 +519,7 @@ def _port_pfc(
     lossless: set[int],
     loc: dict[str, int],
     watchdogs: list[Cnp],
+    port_tagged: bool | None,
 ) -> None:
     port = iface.name
     iface.pfc_enabled, iface.no_drop_priorities, iface.watchdog = False, frozenset(), False
@@ -465,7 +534,10 @@ def _port_pfc(
         # Bound to a profile the config does not define: nothing is known of what it does.
         iface.pfc_enabled = iface.no_drop_priorities = iface.watchdog = None
         return
-    priorities: set[int] | None = set(cnp.ieee_pfc)
+    # 802.1p PFC pauses the priority in a frame's VLAN header: a port whose frames are untagged
+    # (its units carry no VLAN) is paused by it on no priority. Where the config does not show how
+    # the port's frames arrive, the profile's priorities stand, as nothing says otherwise.
+    priorities: set[int] | None = set(cnp.ieee_pfc) if port_tagged is not False else set()
     for dscp in cnp.dscp_pfc:
         # DSCP-based PFC pauses the priority of the class the port's classifier puts the DSCP in.
         tc = None if port_map is None else port_map.get(dscp)
