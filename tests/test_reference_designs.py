@@ -38,7 +38,9 @@ DESIGNS = {
 COMMANDS = ("check", "lossless")
 JUNOS_SCHEDULER_MAP = "set class-of-service interfaces et-0/0/* scheduler-map SM-AI"
 JUNOS_NO_L4_SOURCE = "set forwarding-options enhanced-hash-key family inet no-l4-source-port"
-JUNOS_IEEE_PFC = "set class-of-service congestion-notification-profile CNP-AI input ieee-802.1 code-point 011 pfc"
+JUNOS_IEEE_PFC = (
+    "set class-of-service congestion-notification-profile CNP-AI input ieee-802.1 code-point 011 pfc"
+)
 
 
 @pytest.fixture(scope="module")

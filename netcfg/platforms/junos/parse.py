@@ -139,7 +139,7 @@ def read_cos(statements: list[Statement]) -> Cos:
     cos = Cos()
     for s in statements:
         p = s.path
-        if p[:2] == ("interfaces", "interface-range") and len(p) >= 5:
+        if p[:2] == ("interfaces", "interface-range") and len(p) >= 4:
             _interface_range(cos, p[2], p[3:], s.line)
         elif p[0] == "interfaces" and len(p) >= 3:
             _interface(cos, p[1], p[2:], s.line)
@@ -228,6 +228,7 @@ def _interface(cos: Cos, name: str, rest: tuple[str, ...], line: int) -> None:
 _TAGGING = frozenset({"vlan-tagging", "flexible-vlan-tagging", "stacked-vlan-tagging"})
 # A unit statement that names the VLAN(s) the unit takes.
 _UNIT_VLANS = frozenset({"vlan-id", "vlan-id-list", "vlan-id-range", "vlan-tags"})
+_TRUNK = (("interface-mode", "trunk"), ("port-mode", "trunk"))
 
 
 def _tagging(tagging: Tagging, rest: tuple[str, ...], line: int) -> None:
@@ -241,7 +242,7 @@ def _tagging(tagging: Tagging, rest: tuple[str, ...], line: int) -> None:
         tagging.unit = tagging.unit or line
         # ELS spells a trunk `interface-mode trunk`, the older QFX CLI `port-mode trunk`; without
         # either an ethernet-switching unit is an access port (untagged).
-        if rest[3] == "ethernet-switching" and rest[4:6] in (("interface-mode", "trunk"), ("port-mode", "trunk")):
+        if rest[3] == "ethernet-switching" and rest[4:6] in _TRUNK:
             tagging.tags = tagging.tags or line
 
 
