@@ -728,6 +728,14 @@ interfaces {
     et-0/0/6 {
         description "bound below, its units not in this config";
     }
+    et-0/0/8 {
+        unit 0 {
+            family ethernet-switching {
+                port-mode trunk;
+                native-vlan-id 10;
+            }
+        }
+    }
     ae0 {
         vlan-tagging;
         unit 300 {
@@ -777,10 +785,12 @@ def test_8021p_pfc_follows_the_vlan_tags_each_brace_form_interface_stanza_shows(
         "et-0/0/1": {3},  # flexible-vlan-tagging, a unit on VLAN 200
         "et-0/0/2": {3},  # an ethernet-switching trunk
         "et-0/0/3": set(),  # ethernet-switching without a mode: an access port, untagged
-        # Which VLAN of a trunk with a native VLAN RoCE rides, or how the frames of a port whose
-        # units the config does not show arrive, is not in this config: no verdict of "untagged".
-        "et-0/0/4": {3},
+        # A trunk with a native VLAN takes untagged frames too: whether RoCE rides tagged is not in
+        # the switch's config, so what PFC pauses of it is unknown.
+        "et-0/0/4": None,
+        "et-0/0/8": None,  # the same in the older QFX CLI's words (`port-mode`, a unit's native VLAN)
         "et-0/0/5": {3},  # a member of ae0, whose units are tagged
+        # A port whose units the config does not show carries nothing shown untagged: no verdict.
         "et-0/0/6": {3},
         "et-0/0/7": {3},
     }

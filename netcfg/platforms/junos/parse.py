@@ -105,20 +105,21 @@ class Cos:
 class Tagging:
     """What an `interfaces NAME` stanza says of VLAN tags, each with its first line. 802.1p (IEEE)
     PFC reads the priority in the VLAN header, so it pauses only tagged frames (Juniper,
-    "Understanding PFC Using DSCP at Layer 3 for Untagged Traffic"); `tagged` is None where the
-    stanza does not say."""
+    "Understanding PFC Using DSCP at Layer 3 for Untagged Traffic")."""
 
     tags: int | None = None  # vlan-tagging, flexible-/stacked-vlan-tagging, a unit's vlan-id, a trunk
-    native: int | None = None  # native-vlan-id: a trunk that also takes untagged frames
+    native: int | None = None  # native-vlan-id: a port that takes untagged frames beside tagged ones
     unit: int | None = None  # a unit with a family: the stanza shows how the port carries traffic
 
     @property
-    def tagged(self) -> bool | None:
+    def frames(self) -> str | None:
+        """ "tagged", "untagged", "mixed" (a native VLAN beside tagged ones: which RoCE rides is not
+        in the switch's config), or None where the stanza shows no unit."""
         if self.native is not None:
-            return None  # which of a mixed trunk's VLANs RoCE rides is not in the switch's config
+            return "mixed"
         if self.tags is not None:
-            return True
-        return False if self.unit is not None else None
+            return "tagged"
+        return "untagged" if self.unit is not None else None
 
     def merge(self, other: Tagging) -> Tagging:
         return Tagging(self.tags or other.tags, self.native or other.native, self.unit or other.unit)
@@ -244,16 +245,18 @@ def _tagging(tagging: Tagging, rest: tuple[str, ...], line: int) -> None:
         # either an ethernet-switching unit is an access port (untagged).
         if rest[3] == "ethernet-switching" and rest[4:6] in _TRUNK:
             tagging.tags = tagging.tags or line
+        elif rest[3] == "ethernet-switching" and rest[4:5] == ("native-vlan-id",):
+            tagging.native = tagging.native or line
 
 
-def tagged(cos: Cos, port: str) -> bool | None:
-    """Whether the frames a port takes carry a VLAN tag: True, False, or None where its stanza (or
-    its aggregate's, for a LAG member) does not show its units."""
+def frames(cos: Cos, port: str) -> str | None:
+    """How the frames a port takes arrive (`Tagging.frames`), from its stanza, or its aggregate's
+    for a LAG member."""
     own = cos.tagging.get(port, Tagging())
     parent = cos.lag_parent.get(port)
     if own.unit is None and parent is not None:
         own = own.merge(cos.tagging.get(parent, Tagging()))
-    return own.tagged
+    return own.frames
 
 
 def _family(rest: tuple[str, ...]) -> str | None:
@@ -475,7 +478,7 @@ def cos_state(state: DeviceState, cos: Cos) -> None:
         iface.dscp_rewrite = _port_rewrite(cos, binding, numbers)
         if binding.rewrite is not None:
             loc[sys.intern(f"{port}.dscp_rewrite")] = binding.rewrite[1]
-        _port_pfc(iface, cos, binding, port_map, lossless, loc, watchdogs, tagged(cos, port))
+        _port_pfc(iface, cos, binding, port_map, lossless, loc, watchdogs, frames(cos, port))
         _port_schedulers(iface, cos, binding, classes, loc)
     state.watchdog = _watchdog(watchdogs)
     if watchdogs:
@@ -520,7 +523,7 @@ def _port_pfc(
     lossless: set[int],
     loc: dict[str, int],
     watchdogs: list[Cnp],
-    port_tagged: bool | None,
+    port_frames: str | None,
 ) -> None:
     port = iface.name
     iface.pfc_enabled, iface.no_drop_priorities, iface.watchdog = False, frozenset(), False
@@ -535,10 +538,15 @@ def _port_pfc(
         # Bound to a profile the config does not define: nothing is known of what it does.
         iface.pfc_enabled = iface.no_drop_priorities = iface.watchdog = None
         return
-    # 802.1p PFC pauses the priority in a frame's VLAN header: a port whose frames are untagged
-    # (its units carry no VLAN) is paused by it on no priority. Where the config does not show how
-    # the port's frames arrive, the profile's priorities stand, as nothing says otherwise.
-    priorities: set[int] | None = set(cnp.ieee_pfc) if port_tagged is not False else set()
+    # 802.1p PFC pauses the priority in a frame's VLAN header: on a port whose frames are untagged
+    # it pauses no priority, and on one that also takes untagged frames whether it pauses RoCE is
+    # not known. A port whose units the config does not show carries nothing it shows untagged, so
+    # the profile's priorities stand.
+    priorities: set[int] | None = set(cnp.ieee_pfc)
+    if cnp.ieee_pfc and port_frames == "untagged":
+        priorities = set()
+    elif cnp.ieee_pfc and port_frames == "mixed":
+        priorities = None
     for dscp in cnp.dscp_pfc:
         # DSCP-based PFC pauses the priority of the class the port's classifier puts the DSCP in.
         tc = None if port_map is None else port_map.get(dscp)
