@@ -113,8 +113,8 @@ class Tagging:
 
     @property
     def frames(self) -> str | None:
-        """ "tagged", "untagged", "mixed" (a native VLAN beside tagged ones: which RoCE rides is not
-        in the switch's config), or None where the stanza shows no unit."""
+        """How the port's frames arrive: "tagged", "untagged", "mixed" (a native VLAN beside tagged
+        ones: which RoCE rides is not in the switch's config), or None where no unit is shown."""
         if self.native is not None:
             return "mixed"
         if self.tags is not None:
