@@ -13,7 +13,18 @@ from netcfg.cli import main
 from netcfg.inventory import load_fabric
 from netcfg.lab.devices import DeviceFaults, live_states
 from netcfg.lab.snapshot import write_simulated_snapshot
-from netcfg.model import Device, EcnSetting, Endpoint, Fabric, Link, Nic, Role, Watchdog
+from netcfg.model import (
+    Device,
+    DeviceState,
+    EcnSetting,
+    Endpoint,
+    Fabric,
+    InterfaceState,
+    Link,
+    Nic,
+    Role,
+    Watchdog,
+)
 from netcfg.platforms import get_platform
 from netcfg.platforms.base import is_read_only
 from netcfg.platforms.junos.remediate import managed_lines
@@ -634,3 +645,206 @@ def test_dcbx_modes_per_interface_and_for_all_as_juniper_documents_them():
     ).interfaces
     # A port's own statement decides over `all`.
     assert (ports["et-0/0/0"].dcbx_mode, ports["et-0/0/31"].dcbx_mode) == ("cee", "ieee")
+
+
+# --- 802.1p PFC and VLAN tags -----------------------------------------------------------------------
+# Juniper, "Understanding PFC Using DSCP at Layer 3 for Untagged Traffic": untagged traffic cannot be
+# examined for the IEEE 802.1p code points 802.1p PFC pauses on; DSCP-based PFC is what pauses it.
+APSTRA_CNP = "set class-of-service congestion-notification-profile cnp input "
+APSTRA_DSCP_PFC = APSTRA_CNP + "dscp code-point 011010 pfc"
+APSTRA_IEEE_PFC = APSTRA_CNP + "ieee-802.1 code-point 011 pfc"
+
+
+def test_8021p_pfc_pauses_no_priority_on_an_untagged_routed_port_of_a_display_set_config():
+    text = (FIXTURES / "junos" / "display_set_apstra_qfx5240.set").read_text()
+    assert APSTRA_DSCP_PFC in text
+    text = text.replace(APSTRA_DSCP_PFC, APSTRA_IEEE_PFC)
+    state = JUNOS.parse_config(text, LEAF)
+    port = state.interfaces["et-0/0/31"]  # `unit 0 family inet`, no vlan-tagging
+    assert (port.pfc_enabled, port.no_drop_priorities, port.pauses) == (True, set(), False)
+    assert text.splitlines()[state.locations["et-0/0/31.no_drop_priorities"] - 1] == APSTRA_IEEE_PFC
+    # The same port made a tagged routed port: its frames carry the priority, and PFC pauses it.
+    tagged = text.replace(
+        "set interfaces et-0/0/31 unit 0 family inet address 10.100.0.1/31",
+        "set interfaces et-0/0/31 vlan-tagging\n"
+        "set interfaces et-0/0/31 unit 100 vlan-id 100\n"
+        "set interfaces et-0/0/31 unit 100 family inet address 10.100.0.1/31",
+    )
+    ports = JUNOS.parse_config(tagged, LEAF).interfaces
+    assert (ports["et-0/0/31"].no_drop_priorities, ports["et-0/0/0"].no_drop_priorities) == ({3}, set())
+
+
+BRACE_TAGGING = """\
+interfaces {
+    et-0/0/0 {
+        mtu 9214;
+        unit 0 {
+            family inet {
+                address 10.1.0.0/31;
+            }
+        }
+    }
+    et-0/0/1 {
+        flexible-vlan-tagging;
+        unit 200 {
+            vlan-id 200;
+            family inet {
+                address 10.1.0.2/31;
+            }
+        }
+    }
+    et-0/0/2 {
+        unit 0 {
+            family ethernet-switching {
+                interface-mode trunk;
+                vlan {
+                    members ROCE;
+                }
+            }
+        }
+    }
+    et-0/0/3 {
+        unit 0 {
+            family ethernet-switching {
+                vlan {
+                    members ROCE;
+                }
+            }
+        }
+    }
+    et-0/0/4 {
+        native-vlan-id 10;
+        unit 0 {
+            family ethernet-switching {
+                interface-mode trunk;
+            }
+        }
+    }
+    et-0/0/5 {
+        ether-options {
+            802.3ad ae0;
+        }
+    }
+    et-0/0/6 {
+        description "bound below, its units not in this config";
+    }
+    et-0/0/8 {
+        unit 0 {
+            family ethernet-switching {
+                port-mode trunk;
+                native-vlan-id 10;
+            }
+        }
+    }
+    ae0 {
+        vlan-tagging;
+        unit 300 {
+            vlan-id 300;
+            family inet6;
+        }
+    }
+}
+class-of-service {
+    forwarding-classes {
+        class roce queue-num 3 no-loss pfc-priority 3;
+    }
+    congestion-notification-profile cnp-pcp {
+        input {
+            ieee-802.1 {
+                code-point 011 {
+                    pfc;
+                }
+            }
+        }
+        output {
+            ieee-802.1 {
+                code-point 011 {
+                    flow-control-queue 3;
+                }
+            }
+        }
+    }
+    interfaces {
+        et-* {
+            congestion-notification-profile cnp-pcp;
+        }
+        et-0/0/7 {
+            congestion-notification-profile cnp-pcp;
+        }
+    }
+}
+"""
+
+
+def test_8021p_pfc_follows_the_vlan_tags_each_brace_form_interface_stanza_shows():
+    state = JUNOS.parse_config(BRACE_TAGGING, LEAF)
+    assert state.unparsed == {}
+    paused = {name: port.no_drop_priorities for name, port in state.interfaces.items() if name != "ae0"}
+    assert paused == {
+        "et-0/0/0": set(),  # routed, untagged
+        "et-0/0/1": {3},  # flexible-vlan-tagging, a unit on VLAN 200
+        "et-0/0/2": {3},  # an ethernet-switching trunk
+        "et-0/0/3": set(),  # ethernet-switching without a mode: an access port, untagged
+        # A trunk with a native VLAN takes untagged frames too: whether RoCE rides tagged is not in
+        # the switch's config, so what PFC pauses of it is unknown.
+        "et-0/0/4": None,
+        "et-0/0/8": None,  # the same in the older QFX CLI's words (`port-mode`, a unit's native VLAN)
+        "et-0/0/5": {3},  # a member of ae0, whose units are tagged
+        # A port whose units the config does not show carries nothing shown untagged: no verdict.
+        "et-0/0/6": {3},
+        "et-0/0/7": {3},
+    }
+    assert all(state.interfaces[name].pfc_enabled for name in paused)
+    lines = BRACE_TAGGING.splitlines()
+    assert lines[state.locations["et-0/0/0.no_drop_priorities"] - 1].strip() == "pfc;"
+
+
+def test_an_interface_range_that_tags_its_members_lets_8021p_pfc_pause_them():
+    text = (
+        "set interfaces interface-range FABRIC member-range et-0/0/0 to et-0/0/1\n"
+        "set interfaces interface-range FABRIC vlan-tagging\n"
+        "set interfaces et-0/0/0 unit 10 vlan-id 10\n"
+        "set interfaces et-0/0/0 unit 10 family inet address 10.0.0.0/31\n"
+        "set interfaces et-0/0/1 unit 10 vlan-id 10\n"
+        "set interfaces et-0/0/1 unit 10 family inet address 10.0.0.2/31\n"
+        "set interfaces et-0/0/2 unit 0 family inet address 10.0.0.4/31\n"
+        "set class-of-service forwarding-classes class roce queue-num 3 no-loss pfc-priority 3\n"
+        "set class-of-service congestion-notification-profile cnp input ieee-802.1 code-point 011 pfc\n"
+        "set class-of-service interfaces et-* congestion-notification-profile cnp\n"
+    )
+    ports = JUNOS.parse_config(text, LEAF).interfaces
+    assert {n: p.no_drop_priorities for n, p in ports.items()} == {
+        "et-0/0/0": {3},
+        "et-0/0/1": {3},
+        "et-0/0/2": set(),
+    }
+    # Without the range's vlan-tagging and its members' VLANs, their units take untagged frames.
+    untagged = text.replace("set interfaces interface-range FABRIC vlan-tagging\n", "")
+    untagged = "\n".join(line for line in untagged.splitlines() if "vlan-id" not in line)
+    ports = JUNOS.parse_config(untagged.replace("unit 10", "unit 0"), LEAF).interfaces
+    assert {p.no_drop_priorities for p in ports.values()} == {frozenset()}
+
+
+def test_netcfg_renders_dscp_based_pfc_for_dscp_trust_and_a_trunk_for_8021p_pfc_on_a_switched_port():
+    """netcfg's own intent pauses what it means to on untagged ports: DSCP-based PFC where the port
+    trusts DSCP; 802.1p PFC only on a port it writes as tagged (a switched port as a trunk)."""
+    paused = {"pfc_enabled": True, "no_drop_priorities": frozenset({3}), "watchdog": True, "cable_m": 3}
+    state = DeviceState(name="leaf1", platform="junos", dscp_map={26: 3, 48: 6})
+    state.interfaces = {
+        "et-0/0/0": InterfaceState("et-0/0/0", mtu=9214, trust="dscp", **paused),
+        "et-0/0/1": InterfaceState("et-0/0/1", mtu=9214, trust="pcp", switched=True, **paused),
+        "et-0/0/2": InterfaceState("et-0/0/2", mtu=9214, trust="dscp", switched=True, **paused),
+    }
+    lines = JUNOS.render_config(state, LEAF).splitlines()
+    assert (
+        "set class-of-service congestion-notification-profile ROCE-3M input dscp code-point 011010 pfc"
+        in (lines)
+    )
+    assert "set interfaces et-0/0/1 unit 0 family ethernet-switching interface-mode trunk" in lines
+    assert "set interfaces et-0/0/2 unit 0 family ethernet-switching" in lines
+    ports = JUNOS.parse_config("\n".join(lines), LEAF).interfaces
+    assert {n: (p.no_drop_priorities, p.switched) for n, p in ports.items()} == {
+        "et-0/0/0": ({3}, None),
+        "et-0/0/1": ({3}, True),
+        "et-0/0/2": ({3}, True),
+    }

@@ -88,6 +88,30 @@ def test_drifted_config_comes_back_as_junos_holds_it(policy: Policy, fabric: Fab
 
 @SETTINGS
 @given(policy=any_mode(), fabric=fabrics(), data=st.data())
+def test_switched_ports_keep_what_they_pause_whichever_pfc_the_renderer_writes(
+    policy: Policy, fabric: Fabric, data: st.DataObject
+):
+    """A switched unit without a mode is an access port (untagged), which 802.1p PFC does not pause:
+    the renderer writes a switched port that 802.1p PFC pauses as a trunk, so it reads back paused."""
+    fabric = all_junos(fabric)
+    for name, live in live_states(fabric, policy).items():
+        device = fabric.devices[name]
+        if device.platform != "junos":
+            continue
+        state = dataclasses.replace(
+            drift(live, data), facets=frozenset({"qos"}), os_version=None, model=None, lldp=[]
+        )
+        for port in state.interfaces.values():
+            port.switched = data.draw(st.booleans()) or None
+        held = junos_form(state)
+        parsed = JUNOS.parse_config(JUNOS.render_config(state, device), device)
+        assert parsed == held
+        for port_name, port in held.interfaces.items():
+            assert parsed.interfaces[port_name].no_drop_priorities == port.no_drop_priorities
+
+
+@SETTINGS
+@given(policy=any_mode(), fabric=fabrics(), data=st.data())
 def test_drifted_live_outputs_come_back_as_junos_holds_them(
     policy: Policy, fabric: Fabric, data: st.DataObject
 ):

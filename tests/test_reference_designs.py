@@ -38,6 +38,9 @@ DESIGNS = {
 COMMANDS = ("check", "lossless")
 JUNOS_SCHEDULER_MAP = "set class-of-service interfaces et-0/0/* scheduler-map SM-AI"
 JUNOS_NO_L4_SOURCE = "set forwarding-options enhanced-hash-key family inet no-l4-source-port"
+JUNOS_IEEE_PFC = (
+    "set class-of-service congestion-notification-profile CNP-AI input ieee-802.1 code-point 011 pfc"
+)
 
 
 @pytest.fixture(scope="module")
@@ -128,6 +131,23 @@ BREAKS = {
         # ECN is no lossless-domain rule: only `check` judges it, at the ports' scheduler map.
         lossless=(),
         check=(("ecn.enabled", "et-0/0/1-8", JUNOS_SCHEDULER_MAP),),
+    ),
+    # The JVD's fabric ports are untagged routed units (`unit 0 family inet`, no `vlan-tagging`):
+    # 802.1p PFC reads a VLAN header they never carry, so it pauses the routed RoCE on no priority.
+    "junos: 802.1p PFC in place of DSCP-based PFC on untagged fabric ports": Break(
+        "spine1.set",
+        "",
+        "congestion-notification-profile CNP-AI input dscp code-point 011010 pfc",
+        "congestion-notification-profile CNP-AI input ieee-802.1 code-point 011 pfc",
+        lossless=(
+            ("pfc.no_drop_priorities", "et-0/0/1-8", JUNOS_IEEE_PFC),
+            ("lossless.path", "et-0/0/1-8", JUNOS_IEEE_PFC),
+        ),
+        check=(
+            ("pfc.no_drop_priorities", "et-0/0/1-8", JUNOS_IEEE_PFC),
+            ("lossless.path", "et-0/0/1-8", JUNOS_IEEE_PFC),
+            ("link.pfc_mismatch", "et-0/0/1-8", JUNOS_IEEE_PFC),
+        ),
     ),
     "junos: the ECMP hash without the L4 source port": Break(
         "spine1.set",

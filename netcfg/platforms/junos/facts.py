@@ -14,6 +14,9 @@ How the vendor-neutral chain reads on Junos
     ... pfc` names the DSCPs whose class pauses; `input ieee-802.1 code-point ... pfc` names
     priorities), marks ECN and runs strict priority through the schedulers of its scheduler map,
     and trusts DSCP when a DSCP classifier is bound to it (`ieee-802.1` alone: trust pcp).
+    802.1p priorities pause only tagged frames: untagged traffic has no 802.1p code point to pause
+    on (Juniper, "Understanding PFC Using DSCP at Layer 3 for Untagged Traffic"), so on a port whose
+    units the config shows untagged they pause nothing; DSCP-based PFC pauses untagged traffic.
 
 What Junos expresses differently
     - ECN thresholds are fill levels, whole percentages of the queue's buffer, not bytes. QFX

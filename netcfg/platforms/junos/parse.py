@@ -94,6 +94,35 @@ class Cos:
     # the DSCP packets of that class leave with.
     dscp_rewrites: dict[str, dict[str, int]] = field(default_factory=dict)
     range_families: dict[str, dict[str, int]] = field(default_factory=dict)
+    # How a port's (or a range's) frames arrive, from its `interfaces` stanza: see `Tagging`.
+    tagging: dict[str, Tagging] = field(default_factory=dict)
+    range_tagging: dict[str, Tagging] = field(default_factory=dict)
+    # `interfaces NAME ether-options 802.3ad AE`: a member port takes its aggregate's units.
+    lag_parent: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Tagging:
+    """What an `interfaces NAME` stanza says of VLAN tags, each with its first line. 802.1p (IEEE)
+    PFC reads the priority in the VLAN header, so it pauses only tagged frames (Juniper,
+    "Understanding PFC Using DSCP at Layer 3 for Untagged Traffic")."""
+
+    tags: int | None = None  # vlan-tagging, flexible-/stacked-vlan-tagging, a unit's vlan-id, a trunk
+    native: int | None = None  # native-vlan-id: a port that takes untagged frames beside tagged ones
+    unit: int | None = None  # a unit with a family: the stanza shows how the port carries traffic
+
+    @property
+    def frames(self) -> str | None:
+        """How the port's frames arrive: "tagged", "untagged", "mixed" (a native VLAN beside tagged
+        ones: which RoCE rides is not in the switch's config), or None where no unit is shown."""
+        if self.native is not None:
+            return "mixed"
+        if self.tags is not None:
+            return "tagged"
+        return "untagged" if self.unit is not None else None
+
+    def merge(self, other: Tagging) -> Tagging:
+        return Tagging(self.tags or other.tags, self.native or other.native, self.unit or other.unit)
 
 
 def _int(word: str) -> int | None:
@@ -111,7 +140,7 @@ def read_cos(statements: list[Statement]) -> Cos:
     cos = Cos()
     for s in statements:
         p = s.path
-        if p[:2] == ("interfaces", "interface-range") and len(p) >= 5:
+        if p[:2] == ("interfaces", "interface-range") and len(p) >= 4:
             _interface_range(cos, p[2], p[3:], s.line)
         elif p[0] == "interfaces" and len(p) >= 3:
             _interface(cos, p[1], p[2:], s.line)
@@ -127,6 +156,9 @@ def read_cos(statements: list[Statement]) -> Cos:
                 cos.mtu[port] = cos.range_mtu[name]
             if name in cos.range_families and port not in cos.families:
                 cos.families[port] = cos.range_families[name]
+            if name in cos.range_tagging:
+                own = cos.tagging.get(port, Tagging())
+                cos.tagging[port] = own.merge(cos.range_tagging[name])
     return cos
 
 
@@ -154,8 +186,10 @@ def _interface_range(cos: Cos, name: str, rest: tuple[str, ...], line: int) -> N
                 members.setdefault(f"{first.group(1)}{n}", line)
     elif rest[0] == "mtu" and len(rest) == 2 and _int(rest[1]) is not None:
         cos.range_mtu[name] = (int(rest[1]), line)
-    elif _family(rest) is not None:
-        cos.range_families.setdefault(name, {}).setdefault(_family(rest), line)
+    else:
+        if _family(rest) is not None:
+            cos.range_families.setdefault(name, {}).setdefault(_family(rest), line)
+        _tagging(cos.range_tagging.setdefault(name, Tagging()), rest, line)
 
 
 def _dcbx(cos: Cos, name: str, rest: tuple[str, ...], line: int) -> None:
@@ -183,8 +217,46 @@ def _interface(cos: Cos, name: str, rest: tuple[str, ...], line: int) -> None:
         cos.mtu[name] = (int(rest[1]), line)
     elif rest[0] == "description" and len(rest) == 2:
         cos.description[name] = rest[1]
+    elif rest[:2] == ("ether-options", "802.3ad") and len(rest) == 3:
+        cos.lag_parent[name] = rest[2]
+    else:
+        if _family(rest) is not None:
+            cos.families.setdefault(name, {}).setdefault(_family(rest), line)
+        _tagging(cos.tagging.setdefault(name, Tagging()), rest, line)
+
+
+# Physical-interface statements that make a port's units take VLAN-tagged frames.
+_TAGGING = frozenset({"vlan-tagging", "flexible-vlan-tagging", "stacked-vlan-tagging"})
+# A unit statement that names the VLAN(s) the unit takes.
+_UNIT_VLANS = frozenset({"vlan-id", "vlan-id-list", "vlan-id-range", "vlan-tags"})
+_TRUNK = (("interface-mode", "trunk"), ("port-mode", "trunk"))
+
+
+def _tagging(tagging: Tagging, rest: tuple[str, ...], line: int) -> None:
+    if rest[0] in _TAGGING:
+        tagging.tags = tagging.tags or line
+    elif rest[0] == "native-vlan-id":
+        tagging.native = tagging.native or line
+    elif rest[0] == "unit" and len(rest) >= 3 and rest[2] in _UNIT_VLANS:
+        tagging.tags = tagging.tags or line
     elif _family(rest) is not None:
-        cos.families.setdefault(name, {}).setdefault(_family(rest), line)
+        tagging.unit = tagging.unit or line
+        # ELS spells a trunk `interface-mode trunk`, the older QFX CLI `port-mode trunk`; without
+        # either an ethernet-switching unit is an access port (untagged).
+        if rest[3] == "ethernet-switching" and rest[4:6] in _TRUNK:
+            tagging.tags = tagging.tags or line
+        elif rest[3] == "ethernet-switching" and rest[4:5] == ("native-vlan-id",):
+            tagging.native = tagging.native or line
+
+
+def frames(cos: Cos, port: str) -> str | None:
+    """How the frames a port takes arrive (`Tagging.frames`), from its stanza, or its aggregate's
+    for a LAG member."""
+    own = cos.tagging.get(port, Tagging())
+    parent = cos.lag_parent.get(port)
+    if own.unit is None and parent is not None:
+        own = own.merge(cos.tagging.get(parent, Tagging()))
+    return own.frames
 
 
 def _family(rest: tuple[str, ...]) -> str | None:
@@ -406,7 +478,7 @@ def cos_state(state: DeviceState, cos: Cos) -> None:
         iface.dscp_rewrite = _port_rewrite(cos, binding, numbers)
         if binding.rewrite is not None:
             loc[sys.intern(f"{port}.dscp_rewrite")] = binding.rewrite[1]
-        _port_pfc(iface, cos, binding, port_map, lossless, loc, watchdogs)
+        _port_pfc(iface, cos, binding, port_map, lossless, loc, watchdogs, frames(cos, port))
         _port_schedulers(iface, cos, binding, classes, loc)
     state.watchdog = _watchdog(watchdogs)
     if watchdogs:
@@ -451,6 +523,7 @@ def _port_pfc(
     lossless: set[int],
     loc: dict[str, int],
     watchdogs: list[Cnp],
+    port_frames: str | None,
 ) -> None:
     port = iface.name
     iface.pfc_enabled, iface.no_drop_priorities, iface.watchdog = False, frozenset(), False
@@ -465,7 +538,15 @@ def _port_pfc(
         # Bound to a profile the config does not define: nothing is known of what it does.
         iface.pfc_enabled = iface.no_drop_priorities = iface.watchdog = None
         return
+    # 802.1p PFC pauses the priority in a frame's VLAN header: on a port whose frames are untagged
+    # it pauses no priority, and on one that also takes untagged frames whether it pauses RoCE is
+    # not known. A port whose units the config does not show carries nothing it shows untagged, so
+    # the profile's priorities stand.
     priorities: set[int] | None = set(cnp.ieee_pfc)
+    if cnp.ieee_pfc and port_frames == "untagged":
+        priorities = set()
+    elif cnp.ieee_pfc and port_frames == "mixed":
+        priorities = None
     for dscp in cnp.dscp_pfc:
         # DSCP-based PFC pauses the priority of the class the port's classifier puts the DSCP in.
         tc = None if port_map is None else port_map.get(dscp)

@@ -182,6 +182,7 @@ def render_config(state: DeviceState) -> str:
     maps = _named_maps(s.dscp_map, ports)
     profiles, port_profile = _cnps(s, classes)
     drop_profiles, schedulers, scheduler_maps, port_scheduler_map = _schedulers(ports, classes, class_names)
+    ieee_profiles = {p.name for p in profiles if any(kind == "ieee-802.1" for kind, _ in p.inputs)}
     interfaces = []
     for name, port in ports.items():
         classifier = None
@@ -195,6 +196,9 @@ def render_config(state: DeviceState) -> str:
                 description=_word(port.description) if port.description else None,
                 mtu=port.mtu,
                 switched=port.switched,
+                # 802.1p PFC pauses only tagged frames, and a switched unit without a mode is an
+                # access port (untagged): one paused by 802.1p priorities is written as a trunk.
+                trunk=bool(port.switched) and port_profile.get(name) in ieee_profiles,
                 cnp=port_profile.get(name),
                 scheduler_map=port_scheduler_map.get(name),
                 classifier=classifier,
