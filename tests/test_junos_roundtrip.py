@@ -69,17 +69,22 @@ def test_intent_of_a_policy_junos_can_express_comes_back_exactly(policy: Policy,
             assert JUNOS.parse_config(JUNOS.render_config(state, device), device) == state
 
 
+def drifted_configs(fabric: Fabric, policy: Policy, data: st.DataObject):
+    """Each Junos switch with a drifted state of what its config holds (no version, model or LLDP)."""
+    for name, live in live_states(fabric, policy).items():
+        device = fabric.devices[name]
+        if device.platform == "junos":
+            state = drift(live, data)
+            yield (
+                device,
+                dataclasses.replace(state, facets=frozenset({"qos"}), os_version=None, model=None, lldp=[]),
+            )
+
+
 @SETTINGS
 @given(policy=any_mode(), fabric=fabrics(), data=st.data())
 def test_drifted_config_comes_back_as_junos_holds_it(policy: Policy, fabric: Fabric, data: st.DataObject):
-    fabric = all_junos(fabric)
-    for name, live in live_states(fabric, policy).items():
-        device = fabric.devices[name]
-        if device.platform != "junos":
-            continue
-        state = dataclasses.replace(
-            drift(live, data), facets=frozenset({"qos"}), os_version=None, model=None, lldp=[]
-        )
+    for device, state in drifted_configs(all_junos(fabric), policy, data):
         held = junos_form(state)
         assert JUNOS.parse_config(JUNOS.render_config(state, device), device) == held
         assert junos_form(held) == held
@@ -93,14 +98,7 @@ def test_switched_ports_keep_what_they_pause_whichever_pfc_the_renderer_writes(
 ):
     """A switched unit without a mode is an access port (untagged), which 802.1p PFC does not pause:
     the renderer writes a switched port that 802.1p PFC pauses as a trunk, so it reads back paused."""
-    fabric = all_junos(fabric)
-    for name, live in live_states(fabric, policy).items():
-        device = fabric.devices[name]
-        if device.platform != "junos":
-            continue
-        state = dataclasses.replace(
-            drift(live, data), facets=frozenset({"qos"}), os_version=None, model=None, lldp=[]
-        )
+    for device, state in drifted_configs(all_junos(fabric), policy, data):
         for port in state.interfaces.values():
             port.switched = data.draw(st.booleans()) or None
         held = junos_form(state)
