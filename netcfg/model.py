@@ -424,6 +424,10 @@ class InterfaceState:
     # Host NICs: whether the NIC places RoCE packets that arrive out of order (needed under per-packet
     # adaptive routing). None: the source does not say.
     reorder_tolerant: bool | None = None
+    # Host NICs: how many planes the NIC's firmware splits its port over (NVIDIA Spectrum-X hardware
+    # plane load balancing: ConnectX `NUM_OF_PLANES_P1`, 0 there meaning one plane). None: the source
+    # does not say (a NIC whose firmware has no such setting, a tool that was not run).
+    nic_planes: int | None = None
     # Switch ports: whether the port forwards as a member of a switched (layer-2) segment, a VLAN or a
     # bridge, rather than routing. None: the source does not say (a channel member, a platform whose
     # default depends on a setting netcfg did not read).

@@ -262,6 +262,15 @@ class LoadBalancingPolicy(_Strict):
         description="Every NIC places out-of-order RoCE packets (ConnectX: ROCE_ACCL "
         "adaptive_routing_forced_en): required by per_packet mode.",
     )
+    nic_planes: int = Field(
+        1,
+        ge=1,
+        le=8,
+        description="Planes every NIC's port is split over in hardware (NVIDIA Spectrum-X hardware plane "
+        "load balancing, ConnectX NUM_OF_PLANES_P1). 1: a single-plane fabric, the port is not split. "
+        "netcfg checks the switches of an inventory as one plane; a multi-plane fabric is an inventory "
+        "per plane.",
+    )
 
     @field_validator("hash_fields")
     @classmethod

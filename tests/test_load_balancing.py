@@ -36,6 +36,7 @@ SEEDED_LB = {
     ("leaf-r2", "lb.hash_entropy"),  # the hash without the UDP source port
     ("(fabric)", "lb.tier_seed"),  # the leaves' seed on every tier
     ("gpu02", "lb.reordering"),  # per-packet spraying onto a NIC that places packets in order only
+    ("gpu01", "lb.nic_planes"),  # a NIC whose firmware splits its port over two planes
 }
 LB_RULES = {rule_id for rule_id in RULES if rule_id.startswith("lb.")}
 
@@ -48,6 +49,10 @@ def test_the_demo_of_the_load_balancing_lab_names_exactly_its_seeded_faults(tmp_
     by_rule = {f["rule"]: f for f in report["findings"]}
     assert by_rule["lb.ecmp_group_mode"]["interface"] == "swp51"
     assert by_rule["lb.reordering"]["interface"] == "eth1"
+    assert (by_rule["lb.nic_planes"]["interface"], by_rule["lb.nic_planes"]["actual"]) == (
+        "eth0",
+        "2 plane(s)",
+    )
     assert "leaf, spine, superspine" in by_rule["lb.tier_seed"]["actual"]
 
 
@@ -228,7 +233,7 @@ def test_a_load_balancing_policy_that_cannot_work_is_refused_in_one_line(tmp_pat
 def test_the_policy_schema_documents_load_balancing():
     schema = json_schema("policy")
     section = schema["$defs"]["LoadBalancingPolicy"]["properties"]
-    assert set(section) == {"hash_fields", "seeds", "mode", "nics_tolerate_reordering"}
+    assert set(section) == {"hash_fields", "seeds", "mode", "nics_tolerate_reordering", "nic_planes"}
     assert "rdma_dest_qp" in json.dumps(section["hash_fields"])
 
 
@@ -313,6 +318,20 @@ def test_an_in_order_nic_under_per_packet_spraying_and_not_under_hashing():
     hashing = _states(fabric, REFERENCE_FIELDS, {"leaf": 1, "spine": 2, "superspine": 3}, mode="hash")
     hashing["gpu"].interfaces["eth0"].reorder_tolerant = False
     assert _lb_findings(fabric, hashing) == set()
+
+
+def test_a_nic_split_over_planes_the_fabric_does_not_have():
+    fabric = _fabric()
+    states = _states(fabric, REFERENCE_FIELDS, {"leaf": 1, "spine": 2, "superspine": 3})
+    for planes in (1, None):  # one plane, as the policy has it; not shown: no verdict
+        states["gpu"].interfaces["eth0"].nic_planes = planes
+        assert _lb_findings(fabric, states) == set()
+    states["gpu"].interfaces["eth0"].nic_planes = 2
+    assert _lb_findings(fabric, states) == {("gpu", "lb.nic_planes", "eth0")}
+    # Without a load_balancing section netcfg asks for none of it.
+    states["gpu"].interfaces["eth0"].nic_planes = 4
+    without = load_policy("roce-lossless").model_copy(update={"load_balancing": None})
+    assert not [f for f in run_checks(fabric, without, states) if f.rule in LB_RULES]
 
 
 TIER_SEEDS = st.fixed_dictionaries({t: st.integers(0, 3) for t in ("leaf", "spine", "superspine")})

@@ -502,6 +502,17 @@ def test_firmware_dcbx_is_unknown_where_the_os_runs_dcbx(state: DeviceState):
     assert not [c for c in state.unparsed if c.startswith("mlxconfig")]
 
 
+def test_the_planes_a_nics_port_is_split_over_are_read_whoever_runs_dcbx(state: DeviceState):
+    # eth0's ConnectX-7 shows NUM_OF_PLANES_P1 0 (one plane); eth1's ConnectX-6 Dx has no such setting.
+    assert (state.interfaces["eth0"].nic_planes, state.interfaces["eth1"].nic_planes) == (1, None)
+    outputs = full_outputs()
+    outputs[files()[cli("mlxconfig", "mlx5_0")]] = fixture("mlxconfig_e_q_cx8_two_planes.txt")
+    parsed = cx.parse_outputs(outputs, host())
+    # A ConnectX-8 set up for hardware plane load balancing over two planes: the Current column.
+    assert parsed.interfaces["eth0"].nic_planes == 2
+    assert not [c for c in parsed.unparsed if c.startswith("mlxconfig")]
+
+
 def test_firmware_dcbx_of_a_dual_port_card_without_its_pci_address_is_unknown():
     outputs = firmware_controlled(full_outputs())
     key = files()[cli("ethtool", "eth1")]
@@ -519,12 +530,12 @@ def test_firmware_dcbx_of_a_dual_port_card_without_its_pci_address_is_unknown():
     [
         (
             fixture("mlxconfig_q_next_boot_only.txt"),
-            "mlxconfig table of Next Boot values only (plain `q`): the running DCBX is unknown; "
+            "mlxconfig table of Next Boot values only (plain `q`): the running settings are unknown; "
             "netcfg reads `mlxconfig -e -d DEV q`",
         ),
         (
             fixture("ethtool_i_cx7_psid.txt"),
-            "this is ethtool -i output; netcfg reads `mlxconfig -e -d DEV q` for DCBX",
+            "this is ethtool -i output; netcfg reads `mlxconfig -e -d DEV q` for firmware settings",
         ),
         ("Device #1:\n----------\n\nDevice type:    ConnectX7\n", "no `Configurations:` table"),
     ],

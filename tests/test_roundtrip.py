@@ -116,8 +116,9 @@ def test_parse_render_config_roundtrip(policy: Policy, fabric: Fabric, data: st.
             port.firmware = port.driver = None
             if not device.is_switch:
                 # What a host's driver, kernel and firmware run beyond its script (live_nic, the GID
-                # table, the ROCE_ACCL register).
+                # table, the ROCE_ACCL register, the firmware's planes).
                 port.gids = port.priority_buffers = port.dcbx_agent = port.reorder_tolerant = None
+                port.nic_planes = None
                 port.pg_buffers = {}
         parsed = platform.parse_config(platform.render_config(intent, device), device)
         assert parsed == intent

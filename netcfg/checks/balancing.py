@@ -1,7 +1,8 @@
 """Load-balancing rules: the ECMP hash carries the RoCE entropy, agrees within a tier and is seeded
 differently per tier; adaptive routing runs alike across every ECMP group and switch; per-packet
-spraying only where every NIC places out-of-order packets. Judged where the source shows the setting
-(a config without hash lines says nothing about the hash)."""
+spraying only where every NIC places out-of-order packets; NICs split over as many planes as the fabric
+has. Judged where the source shows the setting (a config without hash lines says nothing about the
+hash)."""
 
 from __future__ import annotations
 
@@ -220,3 +221,29 @@ def check_reordering(ctx: CheckContext) -> Iterator[Issue]:
                 f"switches {where} spray packets per packet, but this NIC does not place out-of-order "
                 "packets: its RoCE traffic retransmits on every reordering",
             )
+
+
+@rule("lb.nic_planes", Severity.ERROR, kinds=["host"], fields=("nic_planes",))
+def check_nic_planes(state: DeviceState, device: Device, ctx: CheckContext) -> Iterator[Issue]:
+    """Every NIC splits its port over as many planes as the fabric has (the policy's `nic_planes`).
+    Under NVIDIA Spectrum-X hardware plane load balancing the NIC's firmware divides the port's lanes
+    into one port per plane, each cabled to its own plane (ConnectX `NUM_OF_PLANES_P1`, which NVIDIA's
+    Spectrum-X NIC profiles set to the plane count, and to 0, one plane, in every other mode). A NIC
+    split into planes the fabric does not have, or left whole on a multi-plane fabric (a firmware
+    reset puts it back to 0), does not match the links it is cabled to: its lanes and its traffic go
+    to planes that are not there. Judged on NICs whose firmware showed the setting."""
+    lb = ctx.policy.load_balancing
+    if lb is None:
+        return
+    for nic in device.nics:
+        port = state.interfaces.get(nic.netdev)
+        if port is None or port.nic_planes is None or port.nic_planes == lb.nic_planes:
+            continue
+        yield Issue(
+            state.name,
+            nic.netdev,
+            f"{lb.nic_planes} plane(s)",
+            f"{port.nic_planes} plane(s)",
+            f"the NIC's firmware splits its port over {port.nic_planes} plane(s) (NUM_OF_PLANES), but the "
+            f"fabric has {lb.nic_planes}",
+        )

@@ -30,6 +30,7 @@ Load-balancing faults (policy `load_balancing`; docs/load-balancing.md):
       leaf-r1: {hash_fields_off: [l4_src_port]}   # the ECMP hash without the UDP source port
       spine2: {hash_seed: 1}                  # this switch's hash seed (one seed on every tier)
       gpu02: {reorder_intolerant: [eth0]}     # a NIC that does not place out-of-order packets
+      gpu01: {nic_planes: {eth1: 2}}          # a NIC's port split over two planes (NUM_OF_PLANES)
 
 Link and counter faults (netcfg.lab.health plays the counters); a fault of the cable itself
 (speed, down, flapping) shows on both of its ends:
@@ -183,6 +184,10 @@ class DeviceFaults(BaseModel):
     reorder_intolerant: list[str] = Field(
         default_factory=list, description="NICs that do not place RoCE packets arriving out of order."
     )
+    nic_planes: dict[str, Annotated[int, Field(ge=1, le=8)]] = Field(
+        default_factory=dict,
+        description="NIC -> the planes its firmware splits its port over instead (NUM_OF_PLANES).",
+    )
     static_routes: list[Annotated[str, Field(pattern=r"^[0-9a-fA-F.:]+/\d{1,3} \S+$")]] = Field(
         default_factory=list,
         description="Static routes the switch's config holds, as 'PREFIX NEXT-HOP' where the next hop is "
@@ -282,13 +287,12 @@ def live_states(fabric: Fabric, policy: Policy) -> dict[str, DeviceState]:
                 port = state.interfaces[nic.netdev] = played.live_nic(state.interfaces[nic.netdev], link)
                 port.firmware, port.driver = version, driver
                 port.gids = gid_table(device, nic, policy.host.gid_index)
-                if (
-                    "reorder_tolerant" in played.platform.load_balancing.reads
-                    and port.reorder_tolerant is None
-                ):
+                reads, lb = played.platform.load_balancing.reads, policy.load_balancing
+                if "reorder_tolerant" in reads and port.reorder_tolerant is None:
                     # What a NIC set up as the policy asks shows (off where nobody set it up).
-                    lb = policy.load_balancing
                     port.reorder_tolerant = lb is not None and lb.nics_tolerate_reordering
+                if "nic_planes" in reads and port.nic_planes is None:
+                    port.nic_planes = 1 if lb is None else lb.nic_planes
         state.lldp = [
             LldpNeighbor(local.interface, remote.device, remote.interface)
             for local, _, remote in fabric.links_of(name)
@@ -372,6 +376,7 @@ _LB_FAULTS = {
     "hash_fields_off": "hash_fields",
     "hash_seed": "hash_seed",
     "reorder_intolerant": "reorder_tolerant",
+    "nic_planes": "nic_planes",
 }
 
 
@@ -492,6 +497,8 @@ def apply_faults(state: DeviceState, faults: DeviceFaults, device: Device) -> De
             port.lb_mode = faults.lb_mode[port.name]
         if port.name in faults.reorder_intolerant:
             port.reorder_tolerant = False
+        if port.name in faults.nic_planes:
+            port.nic_planes = faults.nic_planes[port.name]
     if faults.hash_fields_off and state.hash_fields is not None:
         state.hash_fields = state.hash_fields - set(faults.hash_fields_off)
     if faults.hash_seed is not None:

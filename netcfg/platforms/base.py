@@ -109,8 +109,8 @@ _OTHER_LINE_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 class LoadBalancing:
     """What of the policy's `load_balancing` a platform renders and reads back, as its vendor documents
     it: the hash fields it can hash on (vendor-neutral names), the modes it can run (`LbMode`), and
-    which settings (`hash_fields`, `hash_seed`, `lb_mode`, `reorder_tolerant`) its config carries
-    (`renders`) or only its collected outputs show (`reads`)."""
+    which settings (`hash_fields`, `hash_seed`, `lb_mode`, `reorder_tolerant`, `nic_planes`) its
+    config carries (`renders`) or only its collected outputs show (`reads`)."""
 
     hash_fields: frozenset[str] = frozenset()
     modes: frozenset[str] = frozenset()

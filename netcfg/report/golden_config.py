@@ -26,7 +26,7 @@ FEATURES: dict[str, str] = {
     "watchdog": "the PFC watchdog and its timers",
     "mtu": "MTU of fabric ports and NICs",
     "roce": "the NIC's RoCE mode and GID",
-    "load_balancing": "ECMP hash fields and seeds, adaptive routing, NIC reordering",
+    "load_balancing": "ECMP hash fields and seeds, adaptive routing, NIC reordering and planes",
 }
 FEATURE_OF: dict[str, str] = {
     "qos.trust": "qos",
@@ -65,6 +65,7 @@ FEATURE_OF: dict[str, str] = {
     "lb.ecmp_group_mode": "load_balancing",
     "lb.plane_mode": "load_balancing",
     "lb.reordering": "load_balancing",
+    "lb.nic_planes": "load_balancing",
 }
 # Findings that say a device's settings were not (all) read: its features are not judged compliant.
 UNJUDGED = ("collect.", "parse.", "state.missing")

@@ -4,7 +4,7 @@ Modules: commands (what is collected), render (the host script), parse (the scri
 read back), counters (mlx5 counter names), secrets, lab (the simulator).
 
 Read-back per NIC: `mlnx_qos -i IF` (trust, DSCP->priority, PFC), `mlxconfig -e -d DEV q` (the
-firmware's DCBX agent), a `grep -rH` dump of the ECN
+firmware's DCBX agent, the planes its port is split over), a `grep -rH` dump of the ECN
 sysfs and RDMA-CM configfs values, and `ethtool -i IF` (driver, firmware); its link state, PCIe link
 and counters (netcfg.platforms.linux.counters, mlx5 names in netcfg.platforms.connectx.counters);
 `lldpcli show neighbors` once per host.
@@ -40,8 +40,11 @@ class ConnectX(LinuxHost):
     nic_drivers: ClassVar[frozenset[str]] = frozenset({"mlx5_core"})
     # mlnx_qos reports `Cable len: 7` on a NIC nobody has set up.
     default_cable_m: ClassVar[int | None] = 7
-    # Read back only (ROCE_ACCL's adaptive_routing_forced_en): no vendor page shows how to set it.
-    load_balancing: ClassVar[LoadBalancing] = LoadBalancing(reads=frozenset({"reorder_tolerant"}))
+    # Read back only (ROCE_ACCL's adaptive_routing_forced_en, mlxconfig's NUM_OF_PLANES_P1): netcfg
+    # does not write NIC firmware settings.
+    load_balancing: ClassVar[LoadBalancing] = LoadBalancing(
+        reads=frozenset({"reorder_tolerant", "nic_planes"})
+    )
     counter_names: ClassVar[linux_counters.CounterNames] = MLX5_COUNTERS
 
     def commands(self, device: Device) -> list[Command]:

@@ -93,6 +93,9 @@ def _firmware_params(port: InterfaceState) -> list[tuple[str, str, str]]:
     mode, willing = port.dcbx_mode, port.dcbx_willing
     ieee = True if mode is None else mode in ("ieee", "auto")
     cee = True if mode is None else mode in ("cee", "auto")
+    planes = (
+        [] if port.nic_planes is None else [("NUM_OF_PLANES_P1", "0", str(_planes_value(port.nic_planes)))]
+    )
     return [
         ("ROCE_CC_PRIO_MASK_P1", "255", "255"),
         ("CNP_802P_PRIO_P1", "6", "6"),
@@ -105,7 +108,13 @@ def _firmware_params(port: InterfaceState) -> list[tuple[str, str, str]]:
         ("DCBX_WILLING_P1", _flag(True), _flag(True if willing is None else willing)),
         ("NUM_OF_TC_P1", "_8_TCs(0)", "_8_TCs(0)"),
         ("NUM_OF_PFC_P1", "8", "8"),
+        *planes,
     ]
+
+
+def _planes_value(planes: int) -> int:
+    # One plane shows as 0, as NVIDIA's NIC profiles set it outside hardware plane load balancing.
+    return planes if planes > 1 else 0
 
 
 @register_simulator

@@ -1,6 +1,7 @@
-"""The firmware's DCBX agent as `mlxconfig -e -d DEV q` shows it (MFT's mlxconfig, or mstflint's
-mstconfig: the same table). `-e` adds the Default and Current columns to Next Boot; only Current is
-what the NIC runs now, so a table without it (plain `q`) tells nothing about the running agent."""
+"""The firmware's DCBX agent and the planes its port is split over, as `mlxconfig -e -d DEV q` shows
+them (MFT's mlxconfig, or mstflint's mstconfig: the same table). `-e` adds the Default and Current
+columns to Next Boot; only Current is what the NIC runs now, so a table without it (plain `q`) tells
+nothing about the running settings."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from dataclasses import dataclass
 _ROW = re.compile(r"^\*?\s+([A-Z][A-Z0-9_]*)((?:\s+\S+)+)\s*$")
 _HEADER = re.compile(r"^Configurations:(.*)$")
 _BOOL = re.compile(r"(True|False)\((\d)\)")
+# An integer parameter: `2`, or an enumerated one as `NAME(2)`.
+_NUMBER = re.compile(r"(\d+)|\w+\((\d+)\)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +61,7 @@ def current_values(text: str) -> dict[str, str]:
     if "Current" not in columns:
         raise NotCurrentValues(
             f"mlxconfig table of {' and '.join(columns) or 'no'} values only (plain `q`): the running "
-            "DCBX is unknown; netcfg reads `mlxconfig -e -d DEV q`"
+            "settings are unknown; netcfg reads `mlxconfig -e -d DEV q`"
         )
     return values
 
@@ -71,3 +74,11 @@ def firmware_dcbx(values: dict[str, str], port: int) -> FirmwareDcbx:
         return None if found is None else found.group(2) == "1"
 
     return FirmwareDcbx(flag("DCBX_IEEE"), flag("DCBX_CEE"), flag("DCBX_WILLING"))
+
+
+def planes(values: dict[str, str], port: int) -> int | None:
+    """How many planes port `port`'s lanes are split over (`NUM_OF_PLANES_P<port>`; NVIDIA's
+    Spectrum-X NIC profiles set it to the plane count for hardware plane load balancing and to 0 for
+    every other mode, one plane). None: the firmware shows no such parameter, or not as a number."""
+    found = _NUMBER.fullmatch(values.get(f"NUM_OF_PLANES_P{port}", ""))
+    return None if found is None else max(int(found.group(1) or found.group(2)), 1)

@@ -14,7 +14,7 @@ from netcfg.platforms.base import Command
 from netcfg.platforms.connectx.commands import PLATFORM, mlnx_qos_command, mlxconfig_command, sysfs_command
 from netcfg.platforms.connectx.counters import MLX5_COUNTERS
 from netcfg.platforms.connectx.mft import cannot_read
-from netcfg.platforms.connectx.mlxconfig import NotCurrentValues, current_values, firmware_dcbx
+from netcfg.platforms.connectx.mlxconfig import NotCurrentValues, current_values, firmware_dcbx, planes
 from netcfg.platforms.connectx.roce_accl import read_reorder_tolerance, roce_accl_command
 from netcfg.platforms.linux import counters as linux_counters
 from netcfg.platforms.linux import host as linux_host
@@ -257,7 +257,7 @@ def parse_outputs(outputs: dict[str, str], device: Device) -> DeviceState:
         ethtool = outputs.get(ethtool_command(nic).file)
         port.driver, firmware = linux_host.read_driver_info(ethtool or "")
         port.firmware, port.psid = _firmware(firmware)
-        _read_firmware_dcbx(state, port, mlxconfig_command(nic), outputs, linux_host.pci_function(ethtool))
+        _read_mlxconfig(state, port, mlxconfig_command(nic), outputs, linux_host.pci_function(ethtool))
         if port.firmware is None:
             state.unparsed[ethtool_command(nic).cli] = linux_host.refusal(
                 ethtool, "ethtool -i output", "`ethtool -i IF` for firmware", "no firmware-version line"
@@ -321,33 +321,44 @@ def _qos_fields(text: str | None) -> tuple[tuple[tuple[str, object], ...] | None
     return fields, ""
 
 
-def _read_firmware_dcbx(
+# Servers of one model and firmware print the same table for the same RDMA device: read once. Callers
+# only read the values.
+_current_values = lru_cache(maxsize=256)(current_values)
+
+
+def _read_mlxconfig(
     state: DeviceState, port: InterfaceState, cmd: Command, outputs: dict, function: int | None
 ) -> None:
-    """The DCBX dialect and willing bit of the firmware's agent, where mlnx_qos says the firmware
-    runs DCBX. Under `OS controlled` the firmware's agent is off and an OS agent (lldpad), which
-    netcfg does not read, decides: unknown. A missing output (a snapshot taken before netcfg
-    collected it), or one where the tool says it cannot read the NIC (no MFT), leaves DCBX unknown;
-    any other unreadable one is named."""
+    """The firmware settings `mlxconfig -e q` shows: the planes the NIC's port is split over, and the
+    DCBX dialect and willing bit where mlnx_qos says the firmware runs DCBX (under `OS controlled`
+    the firmware's agent is off and an OS agent, lldpad, which netcfg does not read, decides). A
+    missing output (a snapshot taken before netcfg collected it), or one where the tool says it
+    cannot read the NIC (no MFT), leaves them unknown; any other unreadable one is named."""
     text = outputs.get(cmd.file)
-    if text is None or port.dcbx_agent != "firmware" or cannot_read(text):
+    if text is None or cannot_read(text):
         return
     try:
-        values = current_values(text)
+        values = _current_values(text)
     except NotCurrentValues as exc:
         state.unparsed[cmd.cli] = str(exc)
         return
     except ValueError:
         state.unparsed[cmd.cli] = linux_host.refusal(
-            text, "mlxconfig output", "`mlxconfig -e -d DEV q` for DCBX", "no `Configurations:` table"
+            text,
+            "mlxconfig output",
+            "`mlxconfig -e -d DEV q` for firmware settings",
+            "no `Configurations:` table",
         )
         return
     # Each port of a multi-port card is its own PCI function, whose settings carry `_P<function+1>`;
     # a single-port card has no `_P2` to confuse it with.
     if function is None and any(k.endswith("_P2") for k in values):
         return
-    dcbx = firmware_dcbx(values, (function or 0) + 1)
-    port.dcbx_mode, port.dcbx_willing = dcbx.mode, dcbx.willing
+    number = (function or 0) + 1
+    port.nic_planes = planes(values, number)
+    if port.dcbx_agent == "firmware":
+        dcbx = firmware_dcbx(values, number)
+        port.dcbx_mode, port.dcbx_willing = dcbx.mode, dcbx.willing
 
 
 # mlnx_qos's first line: who runs the NIC's DCBX (the kernel's DCB_CAP_DCBX_HOST flag).
