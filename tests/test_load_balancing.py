@@ -444,6 +444,60 @@ def test_nxos_without_load_sharing_shows_no_hash():
     assert (state.hash_fields, state.hash_seed) == (None, None)
 
 
+EOS_RUNNING = (FIXTURES / "eos" / "running_config_production.cfg").read_text()
+EOS_DEFAULT_V6 = (
+    "ip load-sharing trident fields ipv6 destination-port source-ip ingress-interface destination-ip "
+    "source-port flow-label"
+)
+
+
+@pytest.mark.parametrize(
+    ("lines", "fields"),
+    [
+        # A leaf that left the source port out: EOS prints the line as it differs from the default.
+        (
+            ["ip load-sharing trident fields ip source-ip destination-ip destination-port"],
+            {"src_ip", "dst_ip", "l4_dst_port"},
+        ),
+        # With the IPv6 line beside it, the IPv4 one is what RoCEv2 over IPv4 meets; a later line
+        # replaces an earlier one.
+        (
+            [
+                "ip load-sharing trident fields ip source-ip destination-ip",
+                EOS_DEFAULT_V6,
+                "ip load-sharing trident fields ip source-ip source-port destination-ip destination-port",
+            ],
+            {"src_ip", "dst_ip", "l4_src_port", "l4_dst_port"},
+        ),
+        # A word netcfg does not know, or only the IPv6 line: the hash is unknown, not guessed.
+        (["ip load-sharing trident fields ip source-ip destination-ip source-port gtp-teid"], None),
+        ([EOS_DEFAULT_V6], None),
+    ],
+)
+def test_eos_load_sharing_fields_as_switches_print_them(lines, fields):
+    text = EOS_RUNNING.replace("\nip routing\n", "\nip routing\n" + "".join(f"{line}\n" for line in lines), 1)
+    assert lines[-1] in text
+    state = get_platform("eos").parse_config(text, Device("leaf-su1-r1", Role.LEAF, "eos"))
+    assert state.hash_fields == (frozenset(fields) if fields is not None else None)
+    ipv4 = [line for line in lines if " fields ip " in line]
+    if ipv4:
+        assert text.splitlines()[state.locations["hash_fields"] - 1] == ipv4[-1]
+    assert not state.unparsed
+
+
+def test_eos_without_load_sharing_shows_no_hash_and_a_leaf_without_the_source_port_is_named():
+    device = Device("leaf-su1-r1", Role.LEAF, "eos")
+    assert get_platform("eos").parse_config(EOS_RUNNING, device).hash_fields is None
+    text = EOS_RUNNING.replace(
+        "\nip routing\n", "\nip routing\nip load-sharing trident fields ip source-ip destination-ip\n", 1
+    )
+    state = get_platform("eos").parse_config(text, device)
+    fabric = Fabric("f", 1, {device.name: device}, [], "roce-lossless")
+    findings = run_checks(fabric, load_policy("roce-lossless"), {device.name: state})
+    entropy = [f for f in findings if f.rule == "lb.hash_entropy"]
+    assert [(f.device, f.actual) for f in entropy] == [("leaf-su1-r1", "{dst_ip, src_ip}")]
+
+
 JUNOS_SET = (FIXTURES / "junos" / "display_set_apstra_qfx5240.set").read_text()
 
 
@@ -541,6 +595,7 @@ def test_nvue_remediation_sets_only_what_differs():
     ("device", "fault", "needle"),
     [
         ("spine2", {"hash_seed": 4}, "eos shows no hash_seed"),
+        ("spine2", {"hash_fields_off": ["l4_src_port"]}, "reads but does not render hash_fields on eos"),
         ("spine1", {"lb_mode": {"et-0/0/1": "hash"}}, "one load-balancing mode for the whole switch"),
         ("gpu06", {"reorder_intolerant": ["eth0"]}, "thor shows no reorder_tolerant"),
     ],

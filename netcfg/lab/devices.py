@@ -383,10 +383,19 @@ _LB_FAULTS = {
 def _check_load_balancing(faults: DeviceFaults, device: Device) -> None:
     support = simulator(device.platform).platform.load_balancing
     for name, setting in _LB_FAULTS.items():
-        if getattr(faults, name) and setting not in support.reads:
+        if not getattr(faults, name):
+            continue
+        if setting not in support.reads:
             raise InputError(
                 f"faults: devices.{device.name}.{name}",
                 f"platform {device.platform} shows no {setting} (see docs/load-balancing.md)",
+            )
+        # A simulated switch prints the config netcfg renders: what it only reads it cannot play.
+        if device.is_switch and setting not in support.renders:
+            raise InputError(
+                f"faults: devices.{device.name}.{name}",
+                f"netcfg reads but does not render {setting} on {device.platform}, so the lab cannot "
+                "play it (see docs/load-balancing.md)",
             )
     if faults.lb_mode and support.mode_scope == "device":
         raise InputError(

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from netcfg.model import Device, DeviceState
-from netcfg.platforms.base import Command, Platform, RouteSource, register
-from netcfg.platforms.eos import parse, remediation, render, routes, secrets
+from netcfg.platforms.base import Command, LoadBalancing, Platform, RouteSource, register
+from netcfg.platforms.eos import balancing, parse, remediation, render, routes, secrets
 from netcfg.platforms.eos.commands import (
     COUNTER_COMMANDS,
     NAME,
@@ -38,6 +38,7 @@ class Eos(Platform):
     config_suffix: ClassVar[str] = ".cfg"
     description: ClassVar[str] = "Arista EOS switch"
     hier_config_platform: ClassVar[str | None] = remediation.HIER_PLATFORM.name
+    load_balancing: ClassVar[LoadBalancing] = balancing.SUPPORT
     running_config_file: ClassVar[str | None] = SHOW_RUNNING.file
     read_only_commands: ClassVar[tuple[str, ...]] = (
         r"show running-config",

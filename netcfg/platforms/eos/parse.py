@@ -20,6 +20,7 @@ from netcfg.model import (
     state_copy,
 )
 from netcfg.parsing import many, one, ttp_parse
+from netcfg.platforms.eos import balancing
 from netcfg.platforms.eos.commands import (
     NAME,
     RUNNING_CONFIG,
@@ -104,6 +105,9 @@ def parse_config(text: str, device: Device) -> DeviceState:
             port.dscp_rewrite = rewrite
             if "dscp_rewrite" in where:
                 state.locations[sys.intern(f"{name}.dscp_rewrite")] = where["dscp_rewrite"]
+    state.hash_fields, hash_line = balancing.read_fields(config.globals)
+    if hash_line is not None:
+        state.locations["hash_fields"] = hash_line
     # Rendered intent holds no static route: only a config that has some says what they are.
     routes = [route for number, text in config.routes if (route := _static_route(number, text))]
     if routes:

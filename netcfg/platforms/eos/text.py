@@ -71,7 +71,7 @@ class Block:
 class ConfigText:
     interfaces: list[Block] = field(default_factory=list)
     profiles: dict[str, Block] = field(default_factory=dict)
-    # Top-level lines that set device-wide QoS: (line number, text).
+    # Top-level lines that set device-wide QoS or the ECMP hash: (line number, text).
     globals: list[tuple[int, str]] = field(default_factory=list)
     # Top-level `ip route` lines: (line number, text).
     routes: list[tuple[int, str]] = field(default_factory=list)
@@ -155,7 +155,9 @@ def split_config(text: str) -> ConfigText:
             name, start, description, kind, current = line.split()[1], number, None, "interface", []
         elif line.startswith("qos profile ") and len(line.split()) == 3:
             name, start, description, kind, current = line.split()[2], number, None, "profile", []
-        elif line.startswith(("qos map ", "qos rewrite ", "priority-flow-control ", "! device:")):
+        elif line.startswith(
+            ("qos map ", "qos rewrite ", "priority-flow-control ", "! device:", "ip load-sharing ")
+        ):
             config.globals.append((number, line))
             config.header = config.header or bool(_HEADER.match(line))
         elif line.startswith("ip route "):
