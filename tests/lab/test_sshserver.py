@@ -408,13 +408,13 @@ def test_many_devices_concurrently() -> None:
         finally:
             conn.disconnect()
 
-    started = time.monotonic()
     with (
         LabServer(devices, username=USER, password=PASSWORD) as server,
         ThreadPoolExecutor(max_workers=50) as pool,
     ):
-        results = list(pool.map(lambda device: collect(server, device), devices))
-    assert time.monotonic() - started < 10.0
+        # A bound against a server that stops answering under load, not a speed target (that is
+        # bench/live.py's): on a loaded 2-core machine 200 sessions took from 5 to 11 s.
+        results = list(pool.map(lambda device: collect(server, device), devices, timeout=300))
     for name, version, config in results:
         assert version == version_text(name).rstrip("\n")
         assert config == running_config_text(name).rstrip("\n")
