@@ -20,10 +20,13 @@ demo: $(STAMP)
 # At most 16: each holds a Chromium, an SSH lab or a Slurm, and memory, not cores, runs out first.
 TEST_WORKERS ?= $(shell n=$$(( $$(nproc) * 2 )); echo $$(( n > 16 ? 16 : n )))
 
+# Bytecode is written even where the environment says not to (PYTHONDONTWRITEBYTECODE): without it
+# every netcfg command a test starts compiles netcfg again, and every worker rewrites the asserts of
+# every test module again, which on 2 cores was a tenth of the suite's CPU.
 test: $(STAMP)
 	$(BIN)/ruff check netcfg tests bench
 	$(BIN)/ruff format --check netcfg tests bench
-	$(BIN)/python -m pytest -n $(TEST_WORKERS)
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check netcfg tests bench
