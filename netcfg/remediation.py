@@ -9,9 +9,6 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from hier_config import HConfig, get_hconfig
-from hier_config import Platform as HierPlatform
-
 # Running sections the intended config lacks, negated per hier_config call (see `remediation_lines`).
 _NEGATED_AT_ONCE = 256
 
@@ -55,6 +52,10 @@ def remediation_lines(hier_platform: str, running: str, intended: str) -> list[s
     top-level sections are negated here a batch at a time, into the remediation that hier_config
     then completes with the rest of the running config, as its own first pass would have left it.
     """
+    # Imported by the commands that compare configs only: it costs every other command's start-up.
+    from hier_config import HConfig, get_hconfig
+    from hier_config import Platform as HierPlatform
+
     platform = HierPlatform[hier_platform]
     have, want = get_hconfig(platform, running), get_hconfig(platform, intended)
     gone, kept = [], HConfig(have.driver)

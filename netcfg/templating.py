@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 from functools import cache
-
-import jinja2
+from typing import TYPE_CHECKING
 
 from netcfg.resources import data_path
+
+if TYPE_CHECKING:
+    import jinja2
 
 
 @cache
 def environment() -> jinja2.Environment:
+    # Imported on the first render: a command that renders nothing starts without Jinja2.
+    import jinja2
+
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(data_path("templates"))),
         undefined=jinja2.StrictUndefined,

@@ -97,3 +97,21 @@ def test_a_check_and_an_audit_of_saved_outputs_load_no_simulator(tmp_path):
     # Both checks really ran, over every device of the lab.
     assert run.stdout.count("18 devices checked") == 2, run.stdout + run.stderr
     assert run.stdout.strip().splitlines()[-1] == "[0, 0] []", run.stdout + run.stderr
+
+
+def test_a_check_of_intent_loads_no_library_only_other_commands_need():
+    """Every test and every scheduled run starts netcfg anew: `netcfg check` of rendered intent loads
+    neither SSH collection (netmiko, paramiko, Nornir), nor config comparison (hier_config), nor secret
+    masking (netutils, which pulls in Jinja2 of its own)."""
+    probe = (
+        "import contextlib, io, sys\n"
+        "from netcfg.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    code = main(['check', {str(LAB)!r}])\n"
+        "heavy = {'hier_config', 'netutils', 'netmiko', 'paramiko', 'nornir'}\n"
+        "print(code, sorted({m.partition('.')[0] for m in sys.modules} & heavy))\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert run.stdout.strip().splitlines()[-1] == "0 []", run.stdout + run.stderr

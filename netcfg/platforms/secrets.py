@@ -12,8 +12,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from netutils.config.clean import sanitize_config
-
 MASK = "<masked>"
 
 # A private key block (PEM, OpenSSH, PGP) to its END line or, cut off by the end of the output, to the end.
@@ -152,4 +150,12 @@ class SecretFilters:
         text = mask_shapes(text)
         if not any(word in text for word in self.keywords):
             return text
-        return sanitize_config(text, list(self.filters))
+        return sanitize(text, list(self.filters))
+
+
+def sanitize(text: str, filters: list[dict[str, str]]) -> str:
+    """netutils' sanitize_config: each filter's regex replaced in the whole text."""
+    # netutils' config module loads Jinja2: imported by the commands that save what they read.
+    from netutils.config.clean import sanitize_config
+
+    return sanitize_config(text, filters)

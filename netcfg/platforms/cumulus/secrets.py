@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import re
 
-from netutils.config.clean import sanitize_config
-
-from netcfg.platforms.secrets import MASK, mask_shapes
+from netcfg.platforms.secrets import MASK, mask_shapes, sanitize
 
 # Keywords whose next word (command form) or value (YAML form) is a secret.
 _SECRET_WORDS = (
@@ -41,7 +39,7 @@ _YAML_COMMUNITY = re.compile(rf"([ \t]*){_COMMUNITY}:\s*")
 
 
 def mask_secrets(text: str) -> str:
-    return _mask_yaml_communities(sanitize_config(mask_shapes(text), SECRET_FILTERS))
+    return _mask_yaml_communities(sanitize(mask_shapes(text), SECRET_FILTERS))
 
 
 def _mask_yaml_communities(text: str) -> str:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from netcfg.model import Device, DeviceState
 from netcfg.platforms.base import Command, LoadBalancing, Platform, RouteSource, register
-from netcfg.platforms.eos import balancing, parse, remediation, render, routes, secrets
+from netcfg.platforms.eos import balancing, parse, render, routes, secrets
 from netcfg.platforms.eos.commands import (
     COUNTER_COMMANDS,
     NAME,
@@ -37,7 +37,8 @@ class Eos(Platform):
     netmiko_device_type: ClassVar[str] = "arista_eos"
     config_suffix: ClassVar[str] = ".cfg"
     description: ClassVar[str] = "Arista EOS switch"
-    hier_config_platform: ClassVar[str | None] = remediation.HIER_PLATFORM.name
+    # hier_config's name for EOS: its driver is loaded only by the commands that compare configs.
+    hier_config_platform: ClassVar[str | None] = "ARISTA_EOS"
     load_balancing: ClassVar[LoadBalancing] = balancing.SUPPORT
     running_config_file: ClassVar[str | None] = SHOW_RUNNING.file
     read_only_commands: ClassVar[tuple[str, ...]] = (
@@ -80,5 +81,7 @@ class Eos(Platform):
         return None if found is None else (found[0], f"not an EOS running config: {found[1]}")
 
     def remediate(self, device: str, intended: str, running: str) -> Remediation | None:
+        from netcfg.platforms.eos import remediation
+
         # Only what netcfg renders is compared: the rest of the running config is left alone.
         return remediation.remediation(device, intended, running)

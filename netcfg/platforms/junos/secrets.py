@@ -9,9 +9,7 @@ kept, so the masked config still reads (and is never masked twice). Secrets of a
 
 from __future__ import annotations
 
-from netutils.config.clean import sanitize_config
-
-from netcfg.platforms.secrets import mask_shapes
+from netcfg.platforms.secrets import mask_shapes, sanitize
 
 _VALUE = r'(?!"?<masked>)(?:"(?:[^"\\\n]|\\.)*"|[^\s;{}"]+)'
 _BEFORE_SECRET = [
@@ -35,4 +33,4 @@ SECRET_FILTERS.append({"regex": r'"\$(?:1|5|6|8|9)\$[^"\n]*"', "replace": '"<mas
 
 
 def mask(text: str) -> str:
-    return sanitize_config(mask_shapes(text), SECRET_FILTERS)
+    return sanitize(mask_shapes(text), SECRET_FILTERS)
