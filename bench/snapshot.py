@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import statistics
 import subprocess
@@ -156,7 +157,15 @@ def main() -> int:
         print(f"writing the inventory and two lab snapshots into {folder}")
         if (folder / "complete").exists():
             (folder / "complete").unlink()
-        write_snapshots(folder, args.scalable_units, args.servers_per_su, args.rails)
+        # In a child: Linux keeps a forked process's memory high-water mark across exec, so every
+        # check started afterwards from a parent grown by writing 6,400 devices reported its size.
+        writer = multiprocessing.get_context("fork").Process(
+            target=write_snapshots, args=(folder, args.scalable_units, args.servers_per_su, args.rails)
+        )
+        writer.start()
+        writer.join()
+        if writer.exitcode != 0:
+            raise SystemExit(f"writing the snapshots failed (exit {writer.exitcode})")
     layouts = ["device", "folders"] if args.layouts == "both" else [args.layouts]
     runs = [(ROOT, layout) for layout in layouts]
     if args.compare:
