@@ -37,7 +37,7 @@ from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
 
-from scratch import DEFAULT, file_creation_ms, machine_speed, scratch_dir
+from scratch import DEFAULT, file_creation_ms, installed_env, machine_speed, scratch_dir
 
 from netcfg.checks.runner import run_checks
 from netcfg.generate import write_generated_inventory
@@ -116,12 +116,9 @@ def peak_rss_mib() -> float:
 
 def cli_check(inventory: Path, tree: Path, pycache: Path) -> tuple[float, float, int]:
     """`netcfg check INVENTORY` in a process of its own, with `tree`'s netcfg: (wall seconds, peak
-    RSS MiB, exit code). The table goes to a pipe, as in CI. Its bytecode is kept under `pycache`
-    (outside the tree), as an installed netcfg has its own: compiling every module again would be
-    a cost of this machine's PYTHONDONTWRITEBYTECODE, not of a user's run."""
-    cache = pycache / tree.as_posix().strip("/").replace("/", "_")
-    env = dict(os.environ, PYTHONPATH=str(tree), PYTHONPYCACHEPREFIX=str(cache))
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    RSS MiB, exit code). The table goes to a pipe, as in CI; the bytecode is kept under `pycache`
+    (`installed_env`)."""
+    env = installed_env(tree, pycache)
     started = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, "-m", "netcfg", "check", str(inventory)],

@@ -10,6 +10,7 @@ elsewhere.
 
 from __future__ import annotations
 
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -39,3 +40,14 @@ def machine_speed() -> float:
     for i in range(10_000_000):
         total += i
     return time.perf_counter() - started
+
+
+def installed_env(tree: Path, pycache: Path) -> dict[str, str]:
+    """The environment to run `tree`'s netcfg in as an installed one runs: on PYTHONPATH, its bytecode
+    kept under `pycache` (a folder per tree, outside it). An installed netcfg has its bytecode:
+    compiling every module again in each run would be a cost of this machine's
+    PYTHONDONTWRITEBYTECODE, not of a user's run."""
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    env["PYTHONPYCACHEPREFIX"] = str(pycache / tree.as_posix().strip("/").replace("/", "_"))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
