@@ -115,3 +115,16 @@ def test_a_check_of_intent_loads_no_library_only_other_commands_need():
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
     )
     assert run.stdout.strip().splitlines()[-1] == "0 []", run.stdout + run.stderr
+
+
+def test_every_hier_config_driver_a_platform_names_is_one_hier_config_has():
+    """Platforms name their hier_config driver as a string, so that hier_config is loaded only by the
+    commands that compare configs: each name is one hier_config knows, and EOS's is the driver its
+    own remediation uses."""
+    from hier_config import Platform as HierPlatform
+
+    from netcfg.platforms.eos import remediation as eos_remediation
+
+    named = {name: p.hier_config_platform for name, p in registry().items() if p.hier_config_platform}
+    assert {name: HierPlatform[driver].name for name, driver in named.items()} == named
+    assert named["eos"] == eos_remediation.HIER_PLATFORM.name
