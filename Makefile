@@ -22,7 +22,7 @@ TEST_WORKERS ?= $(shell n=$$(( $$(nproc) * 2 )); echo $$(( n > 16 ? 16 : n )))
 
 # Bytecode is written even where the environment says not to (PYTHONDONTWRITEBYTECODE): without it
 # every netcfg command a test starts compiles netcfg again, and every worker rewrites the asserts of
-# every test module again, which on 2 cores was a tenth of the suite's CPU.
+# every test module again (on a loaded 2-core machine pytest took 476 s without, 411 s with).
 test: $(STAMP)
 	$(BIN)/ruff check netcfg tests bench
 	$(BIN)/ruff format --check netcfg tests bench

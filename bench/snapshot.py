@@ -104,13 +104,19 @@ class TreePeak(threading.Thread):
 def write_bytecode(checkout: Path, pycache: Path) -> None:
     """One `netcfg check` of the bundled lab's intent, for the bytecode of `checkout`'s modules (and
     the libraries they load) to be there before the timed runs, as it is for an installed netcfg."""
-    subprocess.run(
+    done = subprocess.run(
         [*_python(checkout), "check", str(ROOT / "inventories" / "lab")],
         env=installed_env(checkout, pycache),
         cwd=checkout,
         stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
         check=False,
     )
+    if done.returncode not in (0, 1):
+        raise SystemExit(
+            f"netcfg check of the lab ({checkout}) exited {done.returncode}: {done.stderr[-2000:]}"
+        )
 
 
 def run_check(
