@@ -23,7 +23,8 @@ from netmiko import ConnectHandler
 from netcfg.audit import previous_snapshot, run_audit
 from netcfg.cli import main
 from netcfg.collect import CollectOptions, Selection, collect, collected_batches
-from netcfg.errors import InputError
+from netcfg.errors import InputError, Interrupted
+from netcfg.interrupt import raise_on_signals
 from netcfg.inventory import load_fabric
 from netcfg.lab.devices import DeviceFaults
 from netcfg.lab.fabric import lab_server, read_only_responder, shell_responder, write_connection_files
@@ -305,6 +306,29 @@ def test_an_audit_whose_reports_folder_cannot_be_made_contacts_no_device(
 # --- 3. SIGINT and SIGTERM ------------------------------------------------------------------------------
 
 
+def _as_at_a_terminal() -> None:
+    """Ctrl-C at its default in the child, as a shell at a terminal starts a command: a test suite
+    run as a background job (`make test &`) starts with SIGINT ignored, every child inherits that,
+    and netcfg rightly leaves an ignored signal ignored (`nohup`)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def test_a_signal_the_run_was_started_with_ignored_stays_ignored():
+    """`nohup netcfg audit ...`, or an audit a script starts in the background: Ctrl-C at the
+    terminal is not for them. SIGTERM still stops them, and the ignored signal stays ignored after."""
+    started_with = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with raise_on_signals():
+            signal.raise_signal(signal.SIGINT)
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        with pytest.raises(Interrupted) as stopped, raise_on_signals():
+            signal.raise_signal(signal.SIGTERM)
+        assert stopped.value.signal_name == "SIGTERM"
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, started_with)
+
+
 def _group(pgid: int) -> list[int]:
     """Live processes of process group `pgid`, from /proc."""
     members = []
@@ -349,7 +373,13 @@ def test_a_signal_stops_collection_at_once_and_leaves_nothing(
         cli = _netcfg(command, str(LAB), *where, "--processes", str(processes), "--workers", "2")
         cli += ["--connections", str(conns), "--known-hosts", str(known)]
         with subprocess.Popen(
-            cli, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+            cli,
+            env=ENV,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+            preexec_fn=_as_at_a_terminal,
         ) as proc:
             # Signalled mid-collection: a device is saved in the hidden temporary folder, others are not.
             _wait_for(lambda: any(p.suffix == ".jsonl" for t in parent.glob(".*") for p in t.iterdir()))
