@@ -49,6 +49,10 @@ KEX_ALGS = (
 
 _START_TIMEOUT_S = 60.0
 _STOP_TIMEOUT_S = 10.0
+# Python runs a signal's handler only when the main thread next runs Python code, and a lock it is
+# already blocked on is not released by a signal whose C handler ran just before it blocked (or on
+# another thread): waking this often bounds how late a stop request can be seen.
+_SIGNAL_CHECK_S = 0.25
 
 
 @dataclass(frozen=True)
@@ -198,7 +202,8 @@ class LabServer:
                 session = on_ready(self) if on_ready is not None else None
                 if session is not None:
                     stack.enter_context(session)
-                stop_requested.wait()
+                while not stop_requested.wait(_SIGNAL_CHECK_S):
+                    pass
         finally:
             for signum, handler in previous.items():
                 signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
