@@ -13,6 +13,9 @@ per-command folders (`--compare-layout device`: on the device files), interleave
 runs: other work on a shared machine moves every figure, so compare each run's ratio to its loop.
 Every run writes its findings as JSON; the bench fails unless all runs of a layout found exactly the
 same.
+`--floor` also times what any reader of the two snapshots pays before it parses a fact: reading
+and JSON-decoding every device file, and one pass of one short regular expression over every
+output. Set against the target, it says how much of it is left for parsing and checking.
 Target on a 2-core machine: at most 10 s, 1 GiB. Not a test: run it with `make bench-snapshot`.
 """
 
@@ -22,6 +25,7 @@ import argparse
 import json
 import multiprocessing
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -101,6 +105,28 @@ class TreePeak(threading.Thread):
             self.peak = max(self.peak, _tree_rss_mib(self.pid))
 
 
+def reading_floor(folder: Path) -> tuple[float, float, int, int]:
+    """(read and decode s, one regex pass s, bytes on disk, characters of output) of one snapshot's
+    device files, a file at a time (only one file's outputs are held at once)."""
+    import orjson
+
+    header = re.compile(r"\n(\S+) is (\w+)")
+    decode = scan = 0.0
+    size = chars = 0
+    for path in sorted(folder.glob("*.jsonl")):
+        t = time.perf_counter()
+        data = path.read_bytes()
+        outputs = [orjson.loads(line)["output"] for line in data.split(b"\n") if line.strip()]
+        decode += time.perf_counter() - t
+        t = time.perf_counter()
+        for text in outputs:
+            header.findall(text)
+        scan += time.perf_counter() - t
+        size += len(data)
+        chars += sum(map(len, outputs))
+    return decode, scan, size, chars
+
+
 def write_bytecode(checkout: Path, pycache: Path) -> None:
     """One `netcfg check` of the bundled lab's intent, for the bytecode of `checkout`'s modules (and
     the libraries they load) to be there before the timed runs, as it is for an installed netcfg."""
@@ -171,6 +197,9 @@ def main() -> int:
     ap.add_argument(
         "--layouts", default="device", help="this checkout's layouts to check: device, folders or both"
     )
+    ap.add_argument(
+        "--floor", action="store_true", help="also time reading and one regex pass over both snapshots"
+    )
     args = ap.parse_args()
     folder = args.dir / f"snapshot-{args.scalable_units}x{args.servers_per_su}x{args.rails}"
     if args.fresh or not (folder / "complete").exists():
@@ -229,6 +258,21 @@ def main() -> int:
             f"(min {min(walls):.2f}), {statistics.median(cpus):.2f} s CPU, peak {max(rsses):,.0f} MiB "
             f"({max(trees):,.0f} MiB with workers); wall/loop {ratio:.1f}, "
             f"loop {statistics.median(loops):.2f} s"
+        )
+    if args.floor:
+        # After the checks: what this process reads in must not be a high-water mark they inherit.
+        loop = machine_speed()
+        decode = scan = 0.0
+        for name in ("before", "after"):
+            d, r, size, chars = reading_floor(folder / name)
+            decode, scan = decode + d, scan + r
+            print(
+                f"floor {name}: {size / 1e6:,.0f} MB of device files, {chars / 1e6:,.0f} M characters of "
+                f"output; read and decoded in {d:.2f} s, one regex pass {r:.2f} s"
+            )
+        print(
+            f"floor of both readings: {decode + scan:.2f} s of CPU before a fact is parsed "
+            f"({(decode + scan) / 2:.2f} s on each of 2 cores at best; 10M-step loop {loop:.2f} s)"
         )
     return 0
 
