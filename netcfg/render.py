@@ -16,7 +16,7 @@ def render_fabric(fabric: Fabric, policy: Policy, devices: list[str] | None = No
     """Config text per device, keyed by file name (`<device><platform suffix>`)."""
     out = {}
     # The intent and the texts all live until the end: a collection would walk them for nothing freed
-    # (at 32,768 GPUs, a sixth of the render).
+    # (at 32,768 GPUs, a tenth of the render's CPU).
     with paused_gc():
         intent = fabric_intent(fabric, policy)
         for name, state in intent.items():

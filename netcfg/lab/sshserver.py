@@ -49,9 +49,9 @@ KEX_ALGS = (
 
 _START_TIMEOUT_S = 60.0
 _STOP_TIMEOUT_S = 10.0
-# Python runs a signal's handler only when the main thread next runs Python code, and a lock it is
-# already blocked on is not released by a signal whose C handler ran just before it blocked (or on
-# another thread): waking this often bounds how late a stop request can be seen.
+# Python runs a signal's handler only when the main thread next runs Python code, and a main thread
+# blocked on a lock is not woken by a signal whose C handler ran just before it blocked (or on
+# another thread): waking this often bounds how late a stop request is seen.
 _SIGNAL_CHECK_S = 0.25
 
 
