@@ -184,6 +184,39 @@ def test_the_roce_accl_register_as_mlxreg_prints_it(fixture, expected):
     assert roce_accl_command(nic).cli not in state.unparsed
 
 
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("0x00000001", True),
+        ("0x0", False),
+        ("1", True),  # decimal, as a script that reformats mlxreg's table may print it
+        # One character of `0x00000000` damaged: no longer a hex number, and as decimal no flag.
+        ("0900000000", "'0900000000'"),
+        ("0x00000002", "'0x00000002'"),
+        ("0x1F", "'0x1F'"),
+        ("", "''"),
+        ("enabled", "'enabled'"),
+    ],
+)
+def test_the_forced_adaptive_routing_flag_is_read_only_as_the_bit_it_is(value, expected):
+    """An enable flag: NVIDIA's sample prints it 0x00000000 or 0x00000001. Any other value in its row
+    is unreadable, named with the value, never a crash and never taken as the table of older
+    firmware without the row."""
+    text = (FIXTURES / "connectx" / "mlxreg_roce_accl_default.txt").read_text()
+    row = next(line for line in text.splitlines() if line.startswith("adaptive_routing_forced_en "))
+    text = text.replace(row, row.split("|")[0] + "| " + value)
+    nic = Nic(1, "eth0", "mlx5_0")
+    device = Device("gpu01", Role.HOST, "connectx", nics=[nic])
+    state = get_platform("connectx").parse_outputs({roce_accl_command(nic).file: text}, device)
+    if isinstance(expected, bool):
+        assert read_reorder_tolerance(text) == (expected, None)
+        assert state.interfaces["eth0"].reorder_tolerant is expected
+        return
+    assert state.interfaces["eth0"].reorder_tolerant is None
+    why = state.unparsed[roce_accl_command(nic).cli]
+    assert why == f"adaptive_routing_forced_en reads {expected}; expected 0x00000000 or 0x00000001"
+
+
 def test_a_foreign_output_as_the_register_is_unreadable_not_in_order():
     """Another tool's output saved under the register's name says nothing of reordering: unknown,
     and named as unreadable; a host without MFT (`mlxreg: command not found`) is only unknown."""

@@ -21,7 +21,9 @@ from netcfg.platforms.connectx.mft import cannot_read
 FIELD = "adaptive_routing_forced_en"
 READ_ONLY = r"mlxreg -d [A-Za-z0-9][A-Za-z0-9_.:-]* --yes --reg_name ROCE_ACCL --get"
 _TABLE = re.compile(r"^Field Name\s*\|\s*Data\s*$", re.M)
-_ROW = re.compile(rf"^\s*{FIELD}\s*\|\s*(0x[0-9a-fA-F]+|\d+)\s*$", re.M)
+_ROW = re.compile(rf"^\s*{FIELD}\s*\|[ \t]*(\S*)\s*$", re.M)
+# mlxreg prints each field in hex (`0x00000001`, NVIDIA's sample); a decimal value is read too.
+_VALUE = re.compile(r"0x([0-9a-fA-F]{1,16})|([0-9]{1,20})")
 
 
 # Commands are cached by NIC: a fabric's servers have the same few NICs, and reading a snapshot
@@ -41,13 +43,19 @@ def read_reorder_tolerance(text: str | None) -> tuple[bool | None, str | None]:
 
     Unknown, and no complaint, where nothing was read or the tool says it cannot: no output, MFT's
     `-E-` error (firmware without the register), the shell's `command not found` (no MFT), or the
-    register's table without this row (older firmware). Any other text is unreadable. Cached: the
-    register names no NIC, so a fabric's NICs print a few texts between them."""
+    register's table without this row (older firmware). Any other text is unreadable, and so is the
+    row with a value other than 0 or 1. Cached: the register names no NIC, so a fabric's NICs print
+    a few texts between them."""
     if text is None:
         return None, None
     found = _ROW.search(text)
     if found is not None:
-        return int(found.group(1), 0) != 0, None
+        value = _VALUE.fullmatch(found.group(1))
+        number = None if value is None else int(value[1], 16) if value[1] else int(value[2])
+        # A one-bit field: anything else is not what the register holds (a damaged line, say).
+        if number not in (0, 1):
+            return None, f"{FIELD} reads {found.group(1)[:40]!r}; expected 0x00000000 or 0x00000001"
+        return number == 1, None
     if cannot_read(text) or _TABLE.search(text):
         return None, None
     return None, f"no {FIELD} row; expected mlxreg's `Field Name | Data` table of ROCE_ACCL"
